@@ -1,0 +1,21 @@
+// `npm run bench`: speed and memory targets as ratios against baselines measured in the same run.
+// `npm run bench -- overhead` runs one benchmark by name.
+import { limiterBench } from './limiter.js';
+import { overheadBench } from './overhead.js';
+
+const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> = {
+  overhead: overheadBench,
+  limiter: limiterBench,
+};
+
+const only = process.argv.slice(2);
+let allOk = true;
+console.log(`node ${process.version}, ${new Date().toISOString()}`);
+for (const [name, bench] of Object.entries(benches)) {
+  if (only.length && !only.includes(name)) continue;
+  const { lines, ok } = await bench();
+  for (const line of lines) console.log(line);
+  allOk &&= ok;
+}
+console.log(allOk ? 'all targets met' : 'some targets missed');
+process.exitCode = allOk ? 0 : 1;

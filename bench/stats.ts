@@ -1,0 +1,24 @@
+/** Median of a list of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Times `fn` `n` times in a row; returns each duration in µs. */
+export async function timeEach(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    out.push((performance.now() - t0) * 1000);
+  }
+  return out;
+}
+
+/** One line of the report: a figure, its target and whether it is met. */
+export function verdict(name: string, figure: string, ok: boolean, target: string): string {
+  return `${ok ? 'PASS' : 'FAIL'}  ${name}: ${figure} (target ${target})`;
+}

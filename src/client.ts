@@ -1,0 +1,43 @@
+import { HttpCore } from './core/http.js';
+import { type ClientOptions, resolveOptions } from './core/options.js';
+import { Channels } from './resources/channels.js';
+import { Messages } from './resources/messages.js';
+import { V3 } from './resources/v3.js';
+import { Webhooks } from './resources/webhooks.js';
+
+/**
+ * The typed client of the messaging gateway. Every method returns a promise of the answer's
+ * `data`, checks its body against the spec before sending (`validateRequests`), keeps to the
+ * service's rate limit, and retries only what is safe to repeat.
+ * @example
+ * ```ts
+ * import { GatewayClient } from 'messaging-gateway-sdk';
+ * const client = new GatewayClient(); // GATEWAY_BASE_URL, GATEWAY_TOKEN, GATEWAY_API_KEY
+ * const channels = await client.channels.list();
+ * ```
+ */
+export class GatewayClient {
+  /** Send, edit, delete and export messages. */
+  readonly messages: Messages;
+  /** Connect and manage channels. */
+  readonly channels: Channels;
+  /** Per-event webhook subscriptions of API v2. */
+  readonly webhooks: Webhooks;
+  /** API v3: webhook address and switches. */
+  readonly v3: V3;
+  readonly #core: HttpCore;
+
+  /** @throws GatewayError when no base URL is given or set in GATEWAY_BASE_URL */
+  constructor(options: ClientOptions = {}) {
+    this.#core = new HttpCore(resolveOptions(options));
+    this.messages = new Messages(this.#core);
+    this.channels = new Channels(this.#core);
+    this.webhooks = new Webhooks(this.#core);
+    this.v3 = new V3(this.#core);
+  }
+
+  /** Requests waiting for the client's rate limiter now (0 when it is off). */
+  get pendingRequests(): number {
+    return this.#core.limiter?.pending ?? 0;
+  }
+}

@@ -1,0 +1,50 @@
+import { GatewayError } from './errors.js';
+
+/** A token or key, or a function returning one (sync or async) so it can be refreshed. */
+export type Credential = string | (() => string | Promise<string>);
+
+/**
+ * Holds one credential out of sight: in a private field, so neither `JSON.stringify` nor
+ * `util.inspect` of the client shows it. Remembers the values it handed out, so errors can be
+ * scrubbed of them should the service ever echo one back.
+ */
+export class CredentialSource {
+  readonly #credential: Credential | undefined;
+  readonly #option: string;
+  readonly #seen = new Set<string>();
+
+  constructor(credential: Credential | undefined, option: string) {
+    this.#credential = credential;
+    this.#option = option;
+  }
+
+  /** Whether asking again can give a new value (a function was given). */
+  get refreshable(): boolean {
+    return typeof this.#credential === 'function';
+  }
+
+  /** The current value; GatewayError when none is configured or the function gives none. */
+  async get(): Promise<string> {
+    const credential = this.#credential;
+    if (credential === undefined) {
+      throw new GatewayError(
+        `No ${this.#option} configured: pass it to GatewayClient or set its environment variable`,
+      );
+    }
+    const value = typeof credential === 'function' ? await credential() : credential;
+    if (typeof value !== 'string' || value === '') {
+      throw new GatewayError(`The ${this.#option} function returned no token`);
+    }
+    // Bounded: a refreshing function yields few distinct values; keep the latest 8.
+    if (!this.#seen.has(value)) {
+      if (this.#seen.size >= 8) this.#seen.delete(this.#seen.values().next().value as string);
+      this.#seen.add(value);
+    }
+    return value;
+  }
+
+  /** Every value handed out lately (for redaction only). */
+  secrets(): Iterable<string> {
+    return this.#seen;
+  }
+}

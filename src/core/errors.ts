@@ -1,0 +1,249 @@
+/**
+ * Every error the SDK throws, in one file so the hierarchy reads top to bottom (DESIGN.md, Errors).
+ * This file imports nothing from ky: the `/webhooks` entry shares these classes.
+ * @module
+ */
+
+/** One broken rule of a request or a webhook body: where, and what a person should do about it. */
+export interface Issue {
+  /** Path of the field, e.g. `['recipient', 'phone']`; empty for the whole value. */
+  path: (string | number)[];
+  /** A sentence naming the rule that was broken. */
+  message: string;
+}
+
+/** Renders a field path as `recipient.phone` or `keyboard.buttons[0].text`. */
+export function formatPath(path: readonly (string | number | symbol)[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+function summarize(issues: readonly Issue[]): string {
+  return issues.map((i) => (i.path.length ? `${formatPath(i.path)}: ${i.message}` : i.message)).join('; ');
+}
+
+/** Options common to every SDK error. */
+export interface GatewayErrorOptions {
+  /** Whether repeating the same call could succeed. Default false. */
+  retryable?: boolean;
+  /** How long to wait before repeating, when known (ms). */
+  retryAfterMs?: number;
+  /** The underlying error, never one that carries a request's headers. */
+  cause?: unknown;
+}
+
+/**
+ * Base of everything the SDK throws.
+ *
+ * `retryable` tells a job queue whether repeating the call could succeed without parsing messages.
+ * It is false for a POST that may have reached the service (a 5xx or a time-out), because the API
+ * has no idempotency keys and repeating it could send a message twice.
+ */
+export class GatewayError extends Error {
+  override name = 'GatewayError';
+  /** Whether repeating the same call could succeed. */
+  readonly retryable: boolean;
+  /** How long to wait before repeating, when the service said so (ms). */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** A plain object for logs; carries no credential (none is ever stored on an error). */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) {
+      if (key !== 'cause' && value !== undefined) out[key] = value;
+    }
+    return out;
+  }
+}
+
+/** What an API error knows of its request and the answer. */
+export interface GatewayApiErrorInit extends GatewayErrorOptions {
+  status: number;
+  method: string;
+  url: string;
+  code?: string | undefined;
+  description?: string | undefined;
+  data?: unknown;
+  requestId?: string | undefined;
+  headers?: Record<string, string>;
+}
+
+/** The service answered with a status outside 2xx. Subclasses name the status. */
+export class GatewayApiError extends GatewayError {
+  override name = 'GatewayApiError';
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** The body's `error` code (spec: Errors → Error body), or undefined for an empty body. */
+  readonly code: string | undefined;
+  /** The body's short English `description`. */
+  readonly description: string | undefined;
+  /** The body's `data`, for developer analysis. */
+  readonly data: unknown;
+  /** A request id when the body or headers carried one. */
+  readonly requestId: string | undefined;
+  /** HTTP method of the call, upper case. */
+  readonly method: string;
+  /** Full address of the call (never carries a credential: those travel in headers). */
+  readonly url: string;
+  /** Response headers, lower-case names. */
+  readonly headers: Record<string, string>;
+
+  constructor(init: GatewayApiErrorInit) {
+    const what = init.code ?? init.description ?? 'no error body';
+    const detail = init.description && init.code ? `${init.code}: ${init.description}` : what;
+    super(`${init.method} ${init.url} failed with ${init.status} (${detail})`, init);
+    this.status = init.status;
+    this.code = init.code;
+    this.description = init.description;
+    this.data = init.data;
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.url = init.url;
+    this.headers = init.headers ?? {};
+  }
+}
+
+/** 400: the service rejected the request (v3 codes `uriNotValid`, `testPostNotPassed` arrive here). */
+export class BadRequestError extends GatewayApiError {
+  override name = 'BadRequestError';
+}
+/** 401: the token or API key is missing or wrong. */
+export class AuthenticationError extends GatewayApiError {
+  override name = 'AuthenticationError';
+}
+/** 403: the route is not allowed for this key. */
+export class PermissionDeniedError extends GatewayApiError {
+  override name = 'PermissionDeniedError';
+}
+/** 404: no such resource. */
+export class NotFoundError extends GatewayApiError {
+  override name = 'NotFoundError';
+}
+/** 429: over the service's rate limit (spec: Limits, 500 requests per 5 seconds). */
+export class RateLimitError extends GatewayApiError {
+  override name = 'RateLimitError';
+}
+/** 5xx: the service failed. */
+export class InternalServerError extends GatewayApiError {
+  override name = 'InternalServerError';
+}
+
+/** The request got no response: DNS failure, connection refused or reset. */
+export class GatewayConnectionError extends GatewayError {
+  override name = 'GatewayConnectionError';
+  /** HTTP method of the call. */
+  readonly method: string;
+  /** Full address of the call. */
+  readonly url: string;
+  /** The system error code when known (`ECONNREFUSED`, `ENOTFOUND`, …). */
+  readonly errorCode: string | undefined;
+
+  constructor(init: { method: string; url: string; errorCode?: string | undefined } & GatewayErrorOptions) {
+    const why = init.errorCode ? ` (${init.errorCode})` : '';
+    super(`${init.method} ${init.url}: no response from the service${why}`, init);
+    this.method = init.method;
+    this.url = init.url;
+    this.errorCode = init.errorCode;
+  }
+}
+
+/** One attempt ran past the `timeout` option. */
+export class GatewayTimeoutError extends GatewayError {
+  override name = 'GatewayTimeoutError';
+  /** HTTP method of the call. */
+  readonly method: string;
+  /** Full address of the call. */
+  readonly url: string;
+  /** The time limit of one attempt (ms). */
+  readonly timeoutMs: number;
+
+  constructor(init: { method: string; url: string; timeoutMs: number } & GatewayErrorOptions) {
+    super(`${init.method} ${init.url}: no answer within ${init.timeoutMs} ms`, init);
+    this.method = init.method;
+    this.url = init.url;
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
+/** A request broke a rule of the spec before it was sent; no request was made. */
+export class GatewayValidationError extends GatewayError {
+  override name = 'GatewayValidationError';
+  /** Every broken rule, each with its field path. */
+  readonly issues: Issue[];
+
+  constructor(issues: Issue[], what = 'request') {
+    super(`Invalid ${what}: ${summarize(issues)}`);
+    this.issues = issues;
+  }
+}
+
+/** A webhook body is not valid JSON or does not have the structure of any known delivery. */
+export class WebhookParseError extends GatewayError {
+  override name = 'WebhookParseError';
+  /** Every structural problem found, each with its path. */
+  readonly issues: Issue[];
+  /** The body as it arrived, so nothing is lost (string when it was text or bytes). */
+  readonly rawBody: unknown;
+
+  constructor(issues: Issue[], rawBody: unknown, options: GatewayErrorOptions = {}) {
+    super(`Webhook body could not be decoded: ${summarize(issues)}`, options);
+    this.issues = issues;
+    this.rawBody = rawBody;
+  }
+}
+
+/** A webhook delivery failed its authorization check (v3 crmKey or the `secret` query value). */
+export class WebhookAuthError extends GatewayError {
+  override name = 'WebhookAuthError';
+}
+
+/** DeliveryTracker: the message reached status `failed`. */
+export class MessageFailedError extends GatewayError {
+  override name = 'MessageFailedError';
+  /** The failure reason of the spec (Errors → Failure reasons), e.g. `bad_contact`. */
+  readonly reason: string | null;
+  /** The send's request id. */
+  readonly requestId: string;
+  /** The message id when the service reported one. */
+  readonly messageId: string | null;
+
+  constructor(init: { reason: string | null; requestId: string; messageId: string | null }) {
+    super(`Message ${init.requestId} failed: ${init.reason ?? 'no reason given'}`, {
+      retryable: init.reason === 'network_error' || init.reason === 'to_many_requests',
+    });
+    this.reason = init.reason;
+    this.requestId = init.requestId;
+    this.messageId = init.messageId;
+  }
+}
+
+/** DeliveryTracker: no final status arrived in time. */
+export class DeliveryTimeoutError extends GatewayError {
+  override name = 'DeliveryTimeoutError';
+  /** The send's request id. */
+  readonly requestId: string;
+  /** The last status seen, if any. */
+  readonly lastStatus: string | undefined;
+
+  constructor(init: {
+    requestId: string;
+    timeoutMs: number;
+    until: string;
+    lastStatus?: string | undefined;
+  }) {
+    const last = init.lastStatus ? ` (last status: ${init.lastStatus})` : '';
+    super(`Message ${init.requestId} did not reach ${init.until} within ${init.timeoutMs} ms${last}`);
+    this.requestId = init.requestId;
+    this.lastStatus = init.lastStatus;
+  }
+}

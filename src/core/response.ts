@@ -1,0 +1,121 @@
+import {
+  AuthenticationError,
+  BadRequestError,
+  GatewayApiError,
+  type GatewayApiErrorInit,
+  GatewayError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+} from './errors.js';
+
+/** Largest response body the client reads (bytes); more is an error, not a memory spike. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Reads a body as text, stopping with a GatewayError past `limit` bytes. */
+export async function readText(response: Response, limit = MAX_RESPONSE_BYTES): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > limit) {
+    await response.body?.cancel();
+    throw new GatewayError(`Response body of ${declared} bytes is over the ${limit}-byte limit`);
+  }
+  if (!response.body) return '';
+  // Declared and within the limit: the runtime's own reader is the fastest, and it fails if the
+  // body runs past the declared length.
+  if (response.headers.has('content-length')) return response.text();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new GatewayError(`Response body is over the ${limit}-byte limit`);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** JSON when the text is JSON, else the text itself (v3 PATCH answers the word `ok`), else null. */
+export function parseBody(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The `data` of a v2 envelope; tolerates an empty answer (`null`) and a body without envelope. */
+export function unwrapEnvelope(body: unknown): unknown {
+  if (isObject(body) && 'data' in body) return body.data ?? null;
+  return body;
+}
+
+const byStatus: Record<number, typeof GatewayApiError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  429: RateLimitError,
+};
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+/** The error class for a non-2xx status (an empty body still maps by status). */
+export function apiErrorClass(status: number): typeof GatewayApiError {
+  return byStatus[status] ?? (status >= 500 ? InternalServerError : GatewayApiError);
+}
+
+/**
+ * Builds the API error of a non-2xx answer from its parsed body (spec: Errors → Error body):
+ * `error` may be a string or an object `{ code }`; the body may be empty or not JSON at all.
+ */
+export function apiErrorInit(
+  status: number,
+  body: unknown,
+  headers: Headers,
+  request: { method: string; url: string },
+): GatewayApiErrorInit {
+  const b = isObject(body) ? body : {};
+  const rawError = b.error;
+  const code = isObject(rawError) ? text(rawError.code) : text(rawError);
+  const description =
+    text(b.description) ??
+    (isObject(rawError) ? (text(rawError.description) ?? text(rawError.message)) : undefined) ??
+    text(b.message) ??
+    (typeof body === 'string' && body.length <= 500 ? body : undefined);
+  const requestId = text(b.request_id) ?? text(b.requestId) ?? headers.get('x-request-id') ?? undefined;
+  const plainHeaders: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    if (key !== 'set-cookie') plainHeaders[key] = value;
+  });
+  return {
+    status,
+    method: request.method,
+    url: request.url,
+    code,
+    description,
+    data: b.data,
+    requestId,
+    headers: plainHeaders,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Which failures are repeated, and how long to wait (DESIGN.md, Retries and the rate limit).
+ * @module
+ */
+
+/** Statuses worth repeating on an idempotent method. */
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * System error codes that mean the connection was never made, so the request surely never
+ * reached the service and even a POST may be repeated without sending twice.
+ */
+export const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** What went wrong with one attempt, as far as the retry decision cares. */
+export type AttemptFailure =
+  | { kind: 'status'; status: number }
+  | { kind: 'connection'; errorCode: string | undefined }
+  | { kind: 'timeout' };
+
+/**
+ * Whether repeating the attempt could succeed without doing harm. The API has no idempotency
+ * keys, so a POST is repeated only on 429 and when the request surely never left.
+ */
+export function isRetryable(method: string, failure: AttemptFailure): boolean {
+  const idempotent = method.toUpperCase() !== 'POST';
+  switch (failure.kind) {
+    case 'status':
+      return failure.status === 429 || (idempotent && RETRY_STATUSES.has(failure.status));
+    case 'connection':
+      return idempotent || (failure.errorCode !== undefined && NEVER_SENT_CODES.has(failure.errorCode));
+    case 'timeout':
+      return idempotent;
+  }
+}
+
+/**
+ * Reads `Retry-After` given in seconds or as an HTTP date; undefined when absent or unreadable.
+ * @returns milliseconds to wait, never negative
+ */
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (value == null || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Backoff between attempts. */
+export interface BackoffOptions {
+  /** Wait before the first repeat (ms), doubled each time. @default 500 */
+  initialDelayMs?: number;
+  /** Longest wait between two attempts, also the cap on `Retry-After` (ms). @default 60000 */
+  maxDelayMs?: number;
+}
+
+/**
+ * Exponential backoff with jitter: between half and all of `initial * 2^(retry-1)`, capped.
+ * @param retry 1 for the first repeat
+ */
+export function backoffDelay(
+  retry: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+) {
+  const initial = options.initialDelayMs ?? 500;
+  const cap = options.maxDelayMs ?? 60_000;
+  const full = Math.min(cap, initial * 2 ** (retry - 1));
+  return Math.round(full / 2 + (random() * full) / 2);
+}
+
+/** Walks an error's `cause` chain (and AggregateError members) for a system error code. */
+export function findErrorCode(error: unknown, depth = 0): string | undefined {
+  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && code !== '') return code;
+  if (Array.isArray(errors)) {
+    for (const member of errors) {
+      const found = findErrorCode(member, depth + 1);
+      if (found) return found;
+    }
+  }
+  return findErrorCode(cause, depth + 1);
+}

@@ -1,0 +1,117 @@
+import { NotFoundError } from '../core/errors.js';
+import type { RequestOptions } from '../core/options.js';
+import {
+  type Channel,
+  type CreateChannelParams,
+  type CreatedChannel,
+  channel,
+  createChannelParams,
+  createdChannel,
+  type DeleteChannelParams,
+  deleteChannelParams,
+  type PairingCode,
+  type PairingCodeParams,
+  pairingCode,
+  pairingCodeParams,
+  type ReinitChannelParams,
+  reinitChannelParams,
+  type Submit2faParams,
+  submit2faParams,
+} from '../schemas/channels.js';
+import { listOf } from '../schemas/lenient.js';
+import { Resource, segment } from './resource.js';
+
+// Built once: a zod schema is costly to construct, so never per call.
+const channelList = listOf(channel);
+const createdList = listOf(createdChannel);
+const pairingList = listOf(pairingCode);
+
+/** `client.channels`: connect and manage messenger accounts (spec: Endpoints → Channels). */
+export class Channels extends Resource {
+  /**
+   * Creates a channel (POST /v2/channels). `credentials` is typed by `transport`. Follow-up:
+   * whatsapp, tgapi, viber, max send a QR in channel.qr_update; wapi returns a `url` to open.
+   * Subscribe to webhooks first: some channels cannot be connected without them.
+   */
+  async create(params: CreateChannelParams, options?: RequestOptions): Promise<CreatedChannel[]> {
+    this.check(createChannelParams, params, 'channel');
+    const data = await this.call(
+      { surface: 'v2', method: 'POST', path: '/v2/channels', body: params },
+      options,
+    );
+    return this.read(createdList, data, 'POST /v2/channels');
+  }
+
+  /** Sends the messenger's two-factor password (POST /v2/channels/{id}/auth/2fa). */
+  async submit2fa(channelId: string, params: Submit2faParams, options?: RequestOptions): Promise<void> {
+    this.check(submit2faParams, params, '2fa');
+    const path = `/v2/channels/${segment(channelId)}/auth/2fa`;
+    await this.call({ surface: 'v2', method: 'POST', path, body: params }, options);
+  }
+
+  /** Re-authorizes a channel (POST /v2/channels/{id}/reinit); it goes to active or init. */
+  async reinit(channelId: string, params: ReinitChannelParams, options?: RequestOptions): Promise<Channel[]> {
+    this.check(reinitChannelParams, params, 'reinit');
+    const path = `/v2/channels/${segment(channelId)}/reinit`;
+    const data = await this.call({ surface: 'v2', method: 'POST', path, body: params }, options);
+    return this.read(channelList, data, 'POST /v2/channels/{id}/reinit');
+  }
+
+  /** One channel (GET /v2/channels/{id}); NotFoundError when the answer holds none. */
+  async get(channelId: string, options?: RequestOptions): Promise<Channel> {
+    const path = `/v2/channels/${segment(channelId)}`;
+    const data = await this.call({ surface: 'v2', method: 'GET', path }, options);
+    const [first] = this.read(
+      channelList,
+      Array.isArray(data) || data === null ? data : [data],
+      `GET ${path}`,
+    );
+    if (!first) {
+      throw new NotFoundError({
+        status: 404,
+        method: 'GET',
+        url: path,
+        description: `channel ${channelId} not found`,
+      });
+    }
+    return first;
+  }
+
+  /** Every channel of the account (GET /v2/channels). */
+  async list(options?: RequestOptions): Promise<Channel[]> {
+    const data = await this.call({ surface: 'v2', method: 'GET', path: '/v2/channels' }, options);
+    return this.read(channelList, data, 'GET /v2/channels');
+  }
+
+  /** Removes a channel (DELETE /v2/channels/{id}); chats are deleted only with `delete_chats: true`. */
+  async delete(channelId: string, params: DeleteChannelParams = {}, options?: RequestOptions): Promise<void> {
+    this.check(deleteChannelParams, params, 'delete');
+    const path = `/v2/channels/${segment(channelId)}`;
+    const query = params.delete_chats === true ? { delete_chats: 'true' } : undefined;
+    await this.call({ surface: 'v2', method: 'DELETE', path, ...(query && { query }) }, options);
+  }
+
+  /**
+   * Asks for an 8-character pairing code to type in the whatsapp app instead of scanning the QR
+   * (POST /v2/channels/{id}/pairing-code). Call it right after the QR webhook; an expired QR fails.
+   */
+  async requestPairingCode(
+    channelId: string,
+    params: PairingCodeParams,
+    options?: RequestOptions,
+  ): Promise<PairingCode> {
+    this.check(pairingCodeParams, params, 'pairing code');
+    const path = `/v2/channels/${segment(channelId)}/pairing-code`;
+    const data = await this.call({ surface: 'v2', method: 'POST', path, body: params }, options);
+    const list = this.read(pairingList, Array.isArray(data) || data === null ? data : [data], `POST ${path}`);
+    const [first] = list;
+    if (!first)
+      throw new NotFoundError({
+        status: 404,
+        method: 'POST',
+        url: path,
+        description: 'no pairing code returned',
+      });
+    return first;
+  }
+}

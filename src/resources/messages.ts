@@ -1,0 +1,74 @@
+import type { RequestOptions } from '../core/options.js';
+import {
+  type EditMessageParams,
+  editMessageParams,
+  type MessageRef,
+  type MessagesDumpParams,
+  messageRef,
+  messagesDumpParams,
+  type SendMessageParams,
+  type SendMessageResult,
+  sendMessageParams,
+  sendMessageResult,
+} from '../schemas/messages.js';
+import { Resource, segment } from './resource.js';
+import { runPool, type SendManyOptions, type SendManyResult } from './send-many.js';
+
+/** `client.messages`: send, edit, delete and export messages (spec: Endpoints → Messages). */
+export class Messages extends Resource {
+  /**
+   * Sends a message (POST /v2/messages). Resolves when the service accepted it: the outcome
+   * arrives later as message.status_update (see DeliveryTracker). A POST is never repeated after
+   * a 5xx or a time-out, so a message is never sent twice by the SDK.
+   * @example
+   * ```ts
+   * const { request_id } = await client.messages.send({
+   *   channel_id, recipient: { chat_type: 'whatsapp', chat_id: '79001234567' }, text: 'Hello',
+   * });
+   * ```
+   */
+  async send(params: SendMessageParams, options?: RequestOptions): Promise<SendMessageResult> {
+    this.check(sendMessageParams, params, 'message');
+    const data = await this.call(
+      { surface: 'v2', method: 'POST', path: '/v2/messages', body: params },
+      options,
+    );
+    return this.read(sendMessageResult, data, 'POST /v2/messages');
+  }
+
+  /**
+   * Sends many messages, `concurrency` at a time, through the client's rate limiter. Never
+   * rejects: one `{ ok, value | error }` per item, in input order. An abort stops the items not
+   * yet started; they report the abort error.
+   */
+  sendMany(items: readonly SendMessageParams[], options: SendManyOptions = {}): Promise<SendManyResult[]> {
+    return runPool(items, (item, signal) => this.send(item, { signal }), options);
+  }
+
+  /** Edits a sent message within 15 minutes of delivery (PATCH /v2/messages/{message_id}). */
+  async edit(messageId: string, params: EditMessageParams, options?: RequestOptions): Promise<MessageRef> {
+    this.check(editMessageParams, params, 'edit');
+    const path = `/v2/messages/${segment(messageId)}`;
+    const data = await this.call({ surface: 'v2', method: 'PATCH', path, body: params }, options);
+    return this.read(messageRef, data, 'PATCH /v2/messages/{message_id}');
+  }
+
+  /** Deletes a message for both sides (DELETE /v2/messages/{message_id}). */
+  async delete(messageId: string, options?: RequestOptions): Promise<MessageRef> {
+    const path = `/v2/messages/${segment(messageId)}`;
+    const data = await this.call({ surface: 'v2', method: 'DELETE', path }, options);
+    return this.read(messageRef, data, 'DELETE /v2/messages/{message_id}');
+  }
+
+  /**
+   * Starts an export of messages (POST /v2/messages/messages_dump); the result arrives in
+   * messages_dump.status_update. The spec shows neither body nor answer, so both are untyped.
+   */
+  async dump(params: MessagesDumpParams = {}, options?: RequestOptions): Promise<unknown> {
+    this.check(messagesDumpParams, params, 'messages dump');
+    return this.call(
+      { surface: 'v2', method: 'POST', path: '/v2/messages/messages_dump', body: params },
+      options,
+    );
+  }
+}

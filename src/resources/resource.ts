@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import { GatewayError, GatewayValidationError, type Issue } from '../core/errors.js';
+import type { CallSpec, HttpCore } from '../core/http.js';
+import type { RequestOptions } from '../core/options.js';
+
+/** Turns zod issues into the SDK's `{ path, message }` issues. */
+export function toIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((i) => ({ path: i.path.filter((p) => typeof p !== 'symbol'), message: i.message }));
+}
+
+/**
+ * Base of every resource: checks a body against its schema before it leaves (when
+ * `validateRequests` is on), makes the call, and reads the answer tolerantly.
+ */
+export abstract class Resource {
+  protected readonly core: HttpCore;
+
+  constructor(core: HttpCore) {
+    this.core = core;
+  }
+
+  /** Throws GatewayValidationError listing every broken rule; no request is made then. */
+  protected check(schema: z.ZodType, value: unknown, what: string): void {
+    if (!this.core.validateRequests) return;
+    const result = schema.safeParse(value);
+    if (!result.success) throw new GatewayValidationError(toIssues(result.error), what);
+  }
+
+  /** Makes the call and returns its data as given (after the envelope). */
+  protected call(spec: CallSpec, options?: RequestOptions): Promise<unknown> {
+    return this.core.call(spec, options);
+  }
+
+  /** Reads an answer with a tolerant schema; an answer of another structure is a GatewayError. */
+  protected read<S extends z.ZodType>(schema: S, data: unknown, what: string): z.output<S> {
+    const result = schema.safeParse(data);
+    if (result.success) return result.data;
+    const detail = toIssues(result.error)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new GatewayError(`Unexpected answer of ${what}: ${detail}`);
+  }
+}
+
+/** Encodes one path segment (ids come from users and the service). */
+export function segment(id: string): string {
+  if (typeof id !== 'string' || id === '')
+    throw new GatewayValidationError([{ path: ['id'], message: 'id must be a non-empty string' }]);
+  return encodeURIComponent(id);
+}

@@ -1,0 +1,70 @@
+import { GatewayError } from '../core/errors.js';
+import type { SendMessageResult } from '../schemas/messages.js';
+
+/** Progress of `sendMany`, reported after each item. */
+export interface SendManyProgress {
+  /** Items finished, sent or failed. */
+  done: number;
+  /** Items finished with an error. */
+  failed: number;
+  /** All items. */
+  total: number;
+}
+
+/** Options of `messages.sendMany`. */
+export interface SendManyOptions {
+  /** Sends in flight at once. @default 8 */
+  concurrency?: number;
+  /** Stops the items not yet started; they report the abort error. */
+  signal?: AbortSignal;
+  /** Called after each item. */
+  onProgress?: (progress: SendManyProgress) => void;
+}
+
+/** The outcome of one item of `sendMany`. */
+export type SendManyResult = { ok: true; value: SendMessageResult } | { ok: false; error: Error };
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new GatewayError(`aborted: ${String(reason)}`, { cause: reason });
+}
+
+/** Runs `task` over `items`, `concurrency` at a time; results in input order; never rejects. */
+export async function runPool<T>(
+  items: readonly T[],
+  task: (item: T, signal: AbortSignal | undefined) => Promise<SendMessageResult>,
+  options: SendManyOptions,
+): Promise<SendManyResult[]> {
+  const { signal, onProgress } = options;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  const results: SendManyResult[] = new Array(items.length);
+  const progress: SendManyProgress = { done: 0, failed: 0, total: items.length };
+  let next = 0;
+
+  const finish = (index: number, result: SendManyResult) => {
+    results[index] = result;
+    progress.done++;
+    if (!result.ok) progress.failed++;
+    try {
+      onProgress?.({ ...progress });
+    } catch {
+      // A failing progress callback must not lose the results of the other items.
+    }
+  };
+
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      if (signal?.aborted) {
+        finish(index, { ok: false, error: asError(signal.reason) });
+        continue;
+      }
+      try {
+        finish(index, { ok: true, value: await task(items[index] as T, signal) });
+      } catch (error) {
+        finish(index, { ok: false, error: asError(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,125 @@
+/**
+ * Shared request objects of the spec (Resources): chat types, transports, recipient, attachment.
+ * @module
+ */
+import { z } from 'zod';
+
+/** Chat types of the spec (Resources → Recipient). */
+export const CHAT_TYPES = [
+  'whatsapp',
+  'whatsgroup',
+  'viber',
+  'instagram',
+  'telegram',
+  'telegroup',
+  'vk',
+  'avito',
+  'max',
+  'maxgroup',
+] as const;
+/** A chat type a message can be sent to. */
+export type ChatType = (typeof CHAT_TYPES)[number];
+/** Schema of {@link ChatType}. */
+export const chatType = z.enum(CHAT_TYPES, { error: `chat_type must be one of ${CHAT_TYPES.join(', ')}` });
+
+/** Transports of the spec (What the service does → Transport values). */
+export const TRANSPORTS = [
+  'telegram',
+  'tgapi',
+  'vk',
+  'wapi',
+  'whatsapp',
+  'instAPI',
+  'viber',
+  'avito',
+  'max',
+  'maxbot',
+] as const;
+/** The kind of a channel. */
+export type Transport = (typeof TRANSPORTS)[number];
+/** Schema of {@link Transport}. */
+export const transport = z.enum(TRANSPORTS, { error: `transport must be one of ${TRANSPORTS.join(', ')}` });
+
+/** A non-empty string (ids, tokens, codes). */
+export const nonEmpty = () => z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' });
+
+/** Digits only, international format without `+` (E.164: at most 15 digits). */
+export const digitsOnly = () =>
+  z
+    .string({ error: 'must be a string' })
+    .regex(/^\d{1,15}$/, { error: 'digits only, international format without + (at most 15 digits)' });
+
+/** An absolute http(s) address. */
+export const httpUrl = () =>
+  z.string({ error: 'must be a string' }).refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === 'http:' || u.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { error: 'must be an absolute http(s) URL' },
+  );
+
+/** A file to send (Resources → Attachment). `size` in bytes; file size limit 50 MB. */
+export const attachment = z.object({
+  /** Direct link to the file. */
+  url: httpUrl(),
+  name: z.string().optional(),
+  mimetype: z.string().optional(),
+  /** File size in bytes. */
+  size: z.number().nonnegative().optional(),
+  /** SHA-1 hash, hex. */
+  sha1: z
+    .string()
+    .regex(/^[0-9a-fA-F]{40}$/, { error: 'SHA-1: 40 hex digits' })
+    .optional(),
+});
+/** A file to send. */
+export type Attachment = z.input<typeof attachment>;
+
+/** Chat types where `phone` may identify the recipient (spec: only telegram and max). */
+const PHONE_CHAT_TYPES: ReadonlySet<string> = new Set(['telegram', 'max']);
+
+/**
+ * The chat a message goes to (Resources → Recipient), with the spec's rules: `chat_id`, or for
+ * telegram `username`, or for telegram/max `phone`, when `chat_id` is unknown.
+ */
+export const recipient = z
+  .object({
+    chat_type: chatType,
+    chat_id: nonEmpty().optional(),
+    /** Telegram chats only, without a leading @. */
+    username: nonEmpty().optional(),
+    /** Telegram and max chats only: international format, digits only, no plus sign. */
+    phone: digitsOnly().optional(),
+    crm_contact_name: z.string().optional(),
+  })
+  .superRefine((r, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (r.chat_id === undefined && r.username === undefined && r.phone === undefined) {
+      issue(
+        'chat_id',
+        'give chat_id, or username (telegram) or phone (telegram, max) when chat_id is unknown',
+      );
+    }
+    if (r.phone !== undefined && !PHONE_CHAT_TYPES.has(r.chat_type)) {
+      issue('phone', `phone is only for telegram and max chats, not ${r.chat_type}`);
+    }
+    if (r.username !== undefined) {
+      if (r.chat_type !== 'telegram')
+        issue('username', `username is only for telegram chats, not ${r.chat_type}`);
+      if (r.username.startsWith('@')) issue('username', 'username without the leading @');
+    }
+    if (r.chat_id === undefined) return;
+    if ((r.chat_type === 'whatsapp' || r.chat_type === 'viber') && !/^\d+$/.test(r.chat_id)) {
+      issue('chat_id', `${r.chat_type} chat_id: digits only, international number format without +`);
+    }
+    if (r.chat_type === 'instagram' && r.chat_id.startsWith('@')) {
+      issue('chat_id', 'instagram chat_id: the account name without the leading @');
+    }
+  });
+/** The chat a message goes to. */
+export type Recipient = z.input<typeof recipient>;

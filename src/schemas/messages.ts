@@ -1,0 +1,145 @@
+/**
+ * Messages (spec: Endpoints → Messages): send, edit, delete, dump.
+ * @module
+ */
+import { z } from 'zod';
+import { attachment, nonEmpty, recipient } from './common.js';
+import { type Keyboard, keyboardFor } from './keyboards.js';
+import { idString } from './lenient.js';
+
+/** A wapi template to send (spec: Resources → Template). */
+export const template = z.object({
+  /** Id of the approved template. */
+  id: nonEmpty(),
+  /** Values of the template variables. */
+  values: z.array(z.string()).optional(),
+  /** Only to attach payloads to buttons; button texts are not sent by the caller. */
+  buttons: z
+    .array(z.object({ text: z.string().optional(), type: z.string().optional(), payload: z.string() }))
+    .optional(),
+});
+/** A wapi template to send. */
+export type Template = z.input<typeof template>;
+
+/**
+ * Longest text per chat type (spec: Limits — text length). Counted in UTF-16 code units, as
+ * Telegram counts: an emoji outside the Basic Multilingual Plane counts 2. This is the stricter of
+ * the usual counts, so a text that passes is never too long for the messenger.
+ */
+export const TEXT_LIMITS: Readonly<Record<string, number>> = {
+  whatsapp: 4096,
+  whatsgroup: 4096,
+  telegram: 4096,
+  telegroup: 4096,
+  max: 4096,
+  maxgroup: 4096,
+  instagram: 1000,
+};
+
+const CONTENT = ['text', 'attachment', 'template'] as const;
+/** The spec's own error text for more than one kind of content (Endpoints → send, rule 1). */
+export const MORE_THAN_ONE_CONTENT = 'Cannot provide more that one of text, attachment or template';
+
+const sendObject = z.object({
+  /** Channel to send through. */
+  channel_id: nonEmpty(),
+  recipient,
+  quoted_message_id: z.string().optional(),
+  text: z.string().optional(),
+  attachment: attachment.optional(),
+  template: template.optional(),
+  keyboard: z.looseObject({}).optional(),
+  crm_user_id: z.string().optional(),
+  /** false prevents the message from resetting the unanswered counter. */
+  reset_unanswered: z.boolean().optional(),
+});
+
+/** POST /v2/messages body, with every rule of the spec checked at once. */
+export const sendMessageParams = sendObject.superRefine((m, ctx) => {
+  const given = CONTENT.filter((k) => m[k] !== undefined);
+  if (given.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [given[1] as string],
+      message: `${MORE_THAN_ONE_CONTENT} (got ${given.join(', ')})`,
+    });
+  } else if (given.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['text'],
+      message: 'one of text, attachment or template is required',
+    });
+  }
+  const chatType = m.recipient?.chat_type;
+  const limit = chatType ? TEXT_LIMITS[chatType] : undefined;
+  if (m.text !== undefined && limit !== undefined && m.text.length > limit) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['text'],
+      message: `text is ${m.text.length} characters, ${chatType} allows at most ${limit}`,
+    });
+  }
+  if (m.keyboard === undefined || !chatType) return;
+  const schema = keyboardFor(chatType);
+  if (!schema) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['keyboard'],
+      message: `keyboards are not supported for ${chatType} chats`,
+    });
+    return;
+  }
+  const result = schema.safeParse(m.keyboard);
+  for (const issue of result.error?.issues ?? []) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['keyboard', ...issue.path] as (string | number)[],
+      message: issue.message,
+    });
+  }
+});
+
+type Without<T, K extends PropertyKey> = T & { [P in K]?: undefined };
+type SendBase = Omit<z.input<typeof sendObject>, (typeof CONTENT)[number] | 'keyboard'> & {
+  /** Interactive keyboard; its shape follows the recipient's chat type (wapi, telegram bot, MAX bot). */
+  keyboard?: Keyboard;
+};
+/**
+ * Body of `messages.send`: exactly one of `text`, `attachment` or `template` (spec rule 1),
+ * expressed in the type so a send with two of them does not compile.
+ */
+export type SendMessageParams =
+  | Without<SendBase & { text: string }, 'attachment' | 'template'>
+  | Without<SendBase & { attachment: z.input<typeof attachment> }, 'text' | 'template'>
+  | Without<SendBase & { template: z.input<typeof template> }, 'text' | 'attachment'>;
+
+/** Answer of a send: the message was accepted; the outcome arrives in message.status_update. */
+export const sendMessageResult = z.looseObject({ request_id: idString, chat_id: idString.nullish() });
+/** Answer of a send. */
+export type SendMessageResult = z.output<typeof sendMessageResult>;
+
+/** PATCH /v2/messages/{message_id} body: text or attachment must be filled. */
+export const editMessageParams = z
+  .object({
+    text: z.string().optional(),
+    attachment: attachment.optional(),
+    /** The CRM user who edits. */
+    crm_user_id: z.string().optional(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.text === undefined && m.attachment === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['text'], message: 'an edit needs text or attachment' });
+    }
+  });
+/** Body of `messages.edit`. */
+export type EditMessageParams = z.input<typeof editMessageParams>;
+
+/** Answer of an edit or a delete. */
+export const messageRef = z.looseObject({ message_id: idString, chat_id: idString.nullish() });
+/** Answer of an edit or a delete. */
+export type MessageRef = z.output<typeof messageRef>;
+
+/** POST /v2/messages/messages_dump body: its fields are not shown in the spec. */
+export const messagesDumpParams = z.record(z.string(), z.unknown());
+/** Body of `messages.dump`. */
+export type MessagesDumpParams = z.input<typeof messagesDumpParams>;

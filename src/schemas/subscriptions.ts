@@ -1,0 +1,125 @@
+/**
+ * Webhook subscriptions: per-event in API v2, one address with four switches in API v3
+ * (spec: Endpoints → Webhook subscriptions, API v3 webhook settings).
+ * @module
+ */
+import { z } from 'zod';
+import { httpUrl, nonEmpty } from './common.js';
+import { idString, lenientBoolean, lenientString } from './lenient.js';
+
+/** Event kinds of API v2 (spec: Events), including channel.update seen in a sample list. */
+export const V2_EVENTS = [
+  'message.add',
+  'message.status_update',
+  'message.delete',
+  'message.edit',
+  'waba_template.status_update',
+  'channel.status_update',
+  'channel.create',
+  'channel.delete',
+  'channel.qr_update',
+  'channel.waba_tier_update',
+  'group_chat.memberships_update',
+  'group_chat.update',
+  'crm_entities.contact_add',
+  'crm_entities.deal_add',
+  'messages_dump.status_update',
+  'channel.update',
+] as const;
+/** An event kind of API v2. */
+export type V2EventName = (typeof V2_EVENTS)[number];
+/** Schema of {@link V2EventName}. */
+export const v2EventName = z.enum(V2_EVENTS, { error: `event must be one of ${V2_EVENTS.join(', ')}` });
+
+/** Spec: deal_add works only when contact_add is also subscribed. */
+function dealNeedsContact(items: readonly { event?: unknown }[], ctx: z.RefinementCtx) {
+  const events = new Set(items.map((i) => i.event));
+  if (events.has('crm_entities.deal_add') && !events.has('crm_entities.contact_add')) {
+    const at = items.findIndex((i) => i.event === 'crm_entities.deal_add');
+    ctx.addIssue({
+      code: 'custom',
+      path: [at, 'event'],
+      message: 'crm_entities.deal_add works only together with crm_entities.contact_add: subscribe both',
+    });
+  }
+}
+
+/** One new subscription. */
+export const newSubscription = z.object({ url: httpUrl(), event: v2EventName });
+/** One new subscription. */
+export type NewSubscription = z.input<typeof newSubscription>;
+
+/** POST /v2/webhooks items. */
+export const subscribeParams = z
+  .array(newSubscription)
+  .min(1, { error: 'give at least one subscription' })
+  .superRefine(dealNeedsContact);
+
+/** One changed subscription (PATCH /v2/webhooks). */
+export const subscriptionUpdate = z.object({ id: nonEmpty(), url: httpUrl(), event: v2EventName });
+/** One changed subscription. */
+export type SubscriptionUpdate = z.input<typeof subscriptionUpdate>;
+
+/** PATCH /v2/webhooks items. */
+export const updateSubscriptionsParams = z
+  .array(subscriptionUpdate)
+  .min(1, { error: 'give at least one subscription' });
+
+/** DELETE /v2/webhooks ids. */
+export const unsubscribeParams = z.array(nonEmpty()).min(1, { error: 'give at least one id' });
+
+/** A subscription as the service reports it; `event` is kept even when this SDK does not know it. */
+export const subscription = z.looseObject({ id: idString, url: lenientString, event: lenientString });
+/** A subscription as the service reports it. */
+export type Subscription = z.output<typeof subscription>;
+
+/** The four switches of API v3. */
+export const V3_SWITCHES = [
+  'messagesAndStatuses',
+  'contactsAndDealsCreation',
+  'channelsUpdates',
+  'templateStatus',
+] as const;
+
+/** PATCH /v3/webhooks body: all four switches, and an address of at most 200 characters. */
+export const v3WebhookSettingsParams = z.object({
+  webhooksUri: httpUrl().refine((v) => v.length <= 200, {
+    error: 'webhooksUri: at most 200 characters',
+  }),
+  subscriptions: z.object(
+    Object.fromEntries(
+      V3_SWITCHES.map((k) => [k, z.boolean({ error: `subscriptions.${k} must be a boolean` })]),
+    ) as {
+      [K in (typeof V3_SWITCHES)[number]]: z.ZodBoolean;
+    },
+  ),
+});
+/** Body of `v3.webhooks.update`. */
+export type V3WebhookSettingsParams = z.input<typeof v3WebhookSettingsParams>;
+
+const lenientSwitch = lenientBoolean.nullish().transform((v) => v ?? false);
+
+/**
+ * The v3 settings as the service reports them: booleans even when sent as "true"/"false",
+ * `templateStatus` even when the wire says `wabaTemplatesStatus`, `webhooksUri` possibly null.
+ */
+export const v3WebhookSettings = z.looseObject({
+  webhooksUri: lenientString.nullish().transform((v) => v ?? null),
+  subscriptions: z.preprocess(
+    (raw) => {
+      if (typeof raw !== 'object' || raw === null) return raw ?? {};
+      const s = raw as Record<string, unknown>;
+      return 'templateStatus' in s || !('wabaTemplatesStatus' in s)
+        ? s
+        : { ...s, templateStatus: s.wabaTemplatesStatus };
+    },
+    z.looseObject({
+      messagesAndStatuses: lenientSwitch,
+      contactsAndDealsCreation: lenientSwitch,
+      channelsUpdates: lenientSwitch,
+      templateStatus: lenientSwitch,
+    }),
+  ),
+});
+/** The v3 settings as the service reports them. */
+export type V3WebhookSettings = z.output<typeof v3WebhookSettings>;

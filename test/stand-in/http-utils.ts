@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Reads a request body as JSON (undefined when empty); bounded to 1 MiB. */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1024 * 1024) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/** Answers JSON. */
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Answers the v2 success envelope (spec: Resources → Response envelope). */
+export function envelope(res: ServerResponse, data: unknown) {
+  json(res, 200, { data, meta: { timestamp: Math.floor(Date.now() / 1000) } });
+}
+
+/** Answers a spec error body: `error`, `description`, optional `data`. */
+export function fail(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  description: string,
+  data?: unknown,
+) {
+  json(res, status, data === undefined ? { error, description } : { error, description, data });
+}
+
+/** An object, or undefined. */
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
