@@ -27,11 +27,10 @@ export async function overheadBench(): Promise<{ lines: string[]; ok: boolean }>
       'bare ky': () => bareKy.get('v2/channels').json(),
       GatewayClient: () => client.channels.list(),
     };
-    const samples: Record<string, number[]> = {};
+    const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
     for (const fn of Object.values(variants)) await timeEach(500, fn); // warm-up
     for (let round = 0; round < 15; round++) {
-      for (const [name, fn] of Object.entries(variants))
-        (samples[name] ??= []).push(...(await timeEach(200, fn)));
+      for (const [name, fn] of Object.entries(variants)) samples[name]?.push(...(await timeEach(200, fn)));
     }
     const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])) as Record<
       string,
