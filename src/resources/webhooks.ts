@@ -5,6 +5,7 @@ import { httpUrl } from '../schemas/common.js';
 import { listOf } from '../schemas/lenient.js';
 import {
   type NewSubscription,
+  newSubscriptions,
   type Subscription,
   type SubscriptionUpdate,
   subscribeParams,
@@ -41,6 +42,11 @@ export class Webhooks extends Resource {
   /** Subscribes urls to events (POST /v2/webhooks); deal_add only together with contact_add. */
   async subscribe(items: NewSubscription[], options?: RequestOptions): Promise<Subscription[]> {
     this.check(subscribeParams, items, 'subscriptions');
+    return this.#post(items, options);
+  }
+
+  async #post(items: NewSubscription[], options?: RequestOptions): Promise<Subscription[]> {
+    this.check(newSubscriptions, items, 'subscriptions');
     const data = await this.call(
       { surface: 'v2', method: 'POST', path: '/v2/webhooks', body: { data: items } },
       options,
@@ -107,7 +113,8 @@ export class Webhooks extends Resource {
     const posts = missing.slice(patches.length).map((event) => ({ url, event }));
     const deletes = removable.slice(patches.length).map((s) => s.id);
 
-    const created = posts.length ? await this.subscribe(posts, requestOptions) : [];
+    // The deal rule was checked against the account above, not against this request alone.
+    const created = posts.length ? await this.#post(posts, requestOptions) : [];
     const patched = patches.length ? await this.update(patches, requestOptions) : [];
     if (deletes.length) await this.unsubscribe(deletes, requestOptions);
     return [...kept, ...(prune ? [] : extra), ...patched, ...created];

@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from 'zod';
+import { ALWAYS } from './lenient.js';
 
 /** Chat types of the spec (Resources → Recipient). */
 export const CHAT_TYPES = [
@@ -99,6 +100,7 @@ export const recipient = z
   })
   .superRefine((r, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (typeof r !== 'object' || r === null) return;
     if (r.chat_id === undefined && r.username === undefined && r.phone === undefined) {
       issue(
         'chat_id',
@@ -111,15 +113,17 @@ export const recipient = z
     if (r.username !== undefined) {
       if (r.chat_type !== 'telegram')
         issue('username', `username is only for telegram chats, not ${r.chat_type}`);
-      if (r.username.startsWith('@')) issue('username', 'username without the leading @');
+      if (typeof r.username === 'string' && r.username.startsWith('@')) {
+        issue('username', 'username without the leading @');
+      }
     }
-    if (r.chat_id === undefined) return;
+    if (typeof r.chat_id !== 'string') return;
     if ((r.chat_type === 'whatsapp' || r.chat_type === 'viber') && !/^\d+$/.test(r.chat_id)) {
       issue('chat_id', `${r.chat_type} chat_id: digits only, international number format without +`);
     }
     if (r.chat_type === 'instagram' && r.chat_id.startsWith('@')) {
       issue('chat_id', 'instagram chat_id: the account name without the leading @');
     }
-  });
+  }, ALWAYS);
 /** The chat a message goes to. */
 export type Recipient = z.input<typeof recipient>;

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { httpUrl } from './common.js';
+import { ALWAYS } from './lenient.js';
 
 const utf8 = new TextEncoder();
 
@@ -55,13 +56,13 @@ export const telegramKeyboard = z
     buttons: z.array(telegramButton).optional(),
   })
   .superRefine((k, ctx) => {
-    if (k.reply_markup !== 'reply') return;
-    k.buttons?.forEach((b, i) => {
-      if (b.text === undefined) {
+    if (k.reply_markup !== 'reply' || !Array.isArray(k.buttons)) return;
+    k.buttons.forEach((b, i) => {
+      if (typeof b === 'object' && b !== null && b.text === undefined) {
         ctx.addIssue({ code: 'custom', path: ['buttons', i, 'text'], message: 'reply buttons need text' });
       }
     });
-  });
+  }, ALWAYS);
 /** Keyboard of a telegram-bot message. */
 export type TelegramKeyboard = z.input<typeof telegramKeyboard>;
 
@@ -82,12 +83,13 @@ export const maxBotButton = z
   })
   .superRefine((b, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (!['callback', 'link', 'message'].includes(b?.type)) return; // the type's own issue says it
     if (b.type === 'callback' && b.payload === undefined) issue('payload', 'callback buttons need a payload');
     if (b.type !== 'callback' && b.payload !== undefined)
       issue('payload', 'payload is only for callback buttons');
     if (b.type === 'link' && b.url === undefined) issue('url', 'link buttons need a url');
     if (b.type !== 'link' && b.url !== undefined) issue('url', 'url is only for link buttons');
-  });
+  }, ALWAYS);
 
 /** Keyboard of a MAX-bot message: rows of buttons (a two-dimensional array). */
 export const maxBotKeyboard = z.object({

@@ -50,3 +50,9 @@ export const listOf = <S extends z.ZodType>(item: S) =>
     .array(item)
     .nullable()
     .transform((v) => v ?? []);
+
+/**
+ * Refinement option: run even when a field already failed, so that a GatewayValidationError
+ * lists every broken rule at once. Such refinements must not trust the types of their input.
+ */
+export const ALWAYS = { when: () => true } as const;

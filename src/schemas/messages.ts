@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { attachment, nonEmpty, recipient } from './common.js';
 import { type Keyboard, keyboardFor } from './keyboards.js';
-import { idString } from './lenient.js';
+import { ALWAYS, idString } from './lenient.js';
 
 /** A wapi template to send (spec: Resources → Template). */
 export const template = z.object({
@@ -54,50 +54,47 @@ const sendObject = z.object({
   reset_unanswered: z.boolean().optional(),
 });
 
-/** POST /v2/messages body, with every rule of the spec checked at once. */
-export const sendMessageParams = sendObject.superRefine((m, ctx) => {
+type Ctx = z.RefinementCtx;
+type Unchecked = Record<string, unknown>;
+const issue = (ctx: Ctx, path: (string | number)[], message: string) =>
+  ctx.addIssue({ code: 'custom', path, message });
+
+/** Spec rule 1: exactly one of text, attachment or template. */
+function contentRule(m: Unchecked, ctx: Ctx) {
   const given = CONTENT.filter((k) => m[k] !== undefined);
-  if (given.length > 1) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [given[1] as string],
-      message: `${MORE_THAN_ONE_CONTENT} (got ${given.join(', ')})`,
-    });
-  } else if (given.length === 0) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['text'],
-      message: 'one of text, attachment or template is required',
-    });
+  if (given.length > 1)
+    issue(ctx, [given[1] as string], `${MORE_THAN_ONE_CONTENT} (got ${given.join(', ')})`);
+  if (given.length === 0) issue(ctx, ['text'], 'one of text, attachment or template is required');
+}
+
+/** Spec: Limits — text length per chat type. */
+function textLengthRule(m: Unchecked, chatType: string, ctx: Ctx) {
+  const limit = TEXT_LIMITS[chatType];
+  if (typeof m.text === 'string' && limit !== undefined && m.text.length > limit) {
+    issue(ctx, ['text'], `text is ${m.text.length} characters, ${chatType} allows at most ${limit}`);
   }
-  const chatType = m.recipient?.chat_type;
-  const limit = chatType ? TEXT_LIMITS[chatType] : undefined;
-  if (m.text !== undefined && limit !== undefined && m.text.length > limit) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['text'],
-      message: `text is ${m.text.length} characters, ${chatType} allows at most ${limit}`,
-    });
-  }
-  if (m.keyboard === undefined || !chatType) return;
+}
+
+/** Spec: Resources → Keyboard — the shape follows the kind of channel, known by the chat type. */
+function keyboardRule(m: Unchecked, chatType: string, ctx: Ctx) {
+  if (m.keyboard === undefined) return;
   const schema = keyboardFor(chatType);
-  if (!schema) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['keyboard'],
-      message: `keyboards are not supported for ${chatType} chats`,
-    });
-    return;
+  if (!schema) return issue(ctx, ['keyboard'], `keyboards are not supported for ${chatType} chats`);
+  for (const i of schema.safeParse(m.keyboard).error?.issues ?? []) {
+    issue(ctx, ['keyboard', ...(i.path as (string | number)[])], i.message);
   }
-  const result = schema.safeParse(m.keyboard);
-  for (const issue of result.error?.issues ?? []) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['keyboard', ...issue.path] as (string | number)[],
-      message: issue.message,
-    });
-  }
-});
+}
+
+/** POST /v2/messages body, with every rule of the spec checked at once. */
+export const sendMessageParams = sendObject.superRefine((value, ctx) => {
+  const m = value as Unchecked;
+  contentRule(m, ctx);
+  const recipient = m.recipient as Unchecked | null | undefined;
+  const chatType = typeof recipient === 'object' && recipient !== null ? recipient.chat_type : undefined;
+  if (typeof chatType !== 'string') return;
+  textLengthRule(m, chatType, ctx);
+  keyboardRule(m, chatType, ctx);
+}, ALWAYS);
 
 type Without<T, K extends PropertyKey> = T & { [P in K]?: undefined };
 type SendBase = Omit<z.input<typeof sendObject>, (typeof CONTENT)[number] | 'keyboard'> & {
@@ -130,7 +127,7 @@ export const editMessageParams = z
     if (m.text === undefined && m.attachment === undefined) {
       ctx.addIssue({ code: 'custom', path: ['text'], message: 'an edit needs text or attachment' });
     }
-  });
+  }, ALWAYS);
 /** Body of `messages.edit`. */
 export type EditMessageParams = z.input<typeof editMessageParams>;
 

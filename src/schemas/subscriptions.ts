@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { httpUrl, nonEmpty } from './common.js';
-import { idString, lenientBoolean, lenientString } from './lenient.js';
+import { ALWAYS, idString, lenientBoolean, lenientString } from './lenient.js';
 
 /** Event kinds of API v2 (spec: Events), including channel.update seen in a sample list. */
 export const V2_EVENTS = [
@@ -33,9 +33,10 @@ export const v2EventName = z.enum(V2_EVENTS, { error: `event must be one of ${V2
 
 /** Spec: deal_add works only when contact_add is also subscribed. */
 function dealNeedsContact(items: readonly { event?: unknown }[], ctx: z.RefinementCtx) {
-  const events = new Set(items.map((i) => i.event));
+  if (!Array.isArray(items)) return;
+  const events = new Set(items.map((i) => (typeof i === 'object' && i !== null ? i.event : undefined)));
   if (events.has('crm_entities.deal_add') && !events.has('crm_entities.contact_add')) {
-    const at = items.findIndex((i) => i.event === 'crm_entities.deal_add');
+    const at = items.findIndex((i) => i?.event === 'crm_entities.deal_add');
     ctx.addIssue({
       code: 'custom',
       path: [at, 'event'],
@@ -49,11 +50,14 @@ export const newSubscription = z.object({ url: httpUrl(), event: v2EventName });
 /** One new subscription. */
 export type NewSubscription = z.input<typeof newSubscription>;
 
-/** POST /v2/webhooks items. */
-export const subscribeParams = z
-  .array(newSubscription)
-  .min(1, { error: 'give at least one subscription' })
-  .superRefine(dealNeedsContact);
+/** POST /v2/webhooks items, each checked alone. */
+export const newSubscriptions = z.array(newSubscription).min(1, { error: 'give at least one subscription' });
+
+/**
+ * POST /v2/webhooks items. The request alone cannot show what the account has already, so
+ * deal_add must come with contact_add in the same call (`webhooks.ensure` checks the account).
+ */
+export const subscribeParams = newSubscriptions.superRefine(dealNeedsContact, ALWAYS);
 
 /** One changed subscription (PATCH /v2/webhooks). */
 export const subscriptionUpdate = z.object({ id: nonEmpty(), url: httpUrl(), event: v2EventName });

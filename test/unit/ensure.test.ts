@@ -1,0 +1,123 @@
+import { HttpResponse, http } from 'msw';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { GatewayValidationError } from '../../src/core/errors.js';
+import { BASE, testClient, useMsw } from '../support/msw.js';
+
+const { server, seen } = useMsw();
+const URL_A = 'https://crm.example/hooks';
+const URL_B = 'https://other.example/hooks';
+type Sub = { id: string; url: string; event: string };
+let subs: Sub[];
+let nextId: number;
+
+/** A stateful fake of the v2 subscription endpoints. */
+beforeEach(() => {
+  subs = [];
+  nextId = 1;
+  const body = async (request: Request) => ((await request.json()) as { data: Sub[] }).data;
+  server.use(
+    http.get(`${BASE}/v2/webhooks`, () => HttpResponse.json({ data: subs })),
+    http.post(`${BASE}/v2/webhooks`, async ({ request }) => {
+      const created = (await body(request)).map((i) => ({ id: `s${nextId++}`, url: i.url, event: i.event }));
+      subs.push(...created);
+      return HttpResponse.json({ data: created });
+    }),
+    http.patch(`${BASE}/v2/webhooks`, async ({ request }) => {
+      const changed = await body(request);
+      for (const c of changed) Object.assign(subs.find((s) => s.id === c.id) as Sub, c);
+      return HttpResponse.json({ data: changed });
+    }),
+    http.delete(`${BASE}/v2/webhooks`, async ({ request }) => {
+      const ids = new Set((await body(request)).map((i) => i.id));
+      subs = subs.filter((s) => !ids.has(s.id));
+      return HttpResponse.json({ data: null });
+    }),
+  );
+});
+
+const writes = () => seen.filter((s) => s.method !== 'GET').map((s) => s.method);
+
+describe('webhooks.ensure', () => {
+  it('subscribes the missing events in one POST', async () => {
+    const result = await testClient().webhooks.ensure(URL_A, ['message.add', 'message.status_update']);
+    expect(writes()).toEqual(['POST']);
+    expect(result.map((s) => s.event).sort()).toEqual(['message.add', 'message.status_update']);
+    expect(subs).toHaveLength(2);
+  });
+
+  it('changes nothing the second time: no write request', async () => {
+    const client = testClient();
+    const first = await client.webhooks.ensure(URL_A, ['message.add', 'message.status_update']);
+    seen.length = 0;
+    const second = await client.webhooks.ensure(URL_A, ['message.add', 'message.status_update']);
+    expect(writes()).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(second).toEqual(first);
+  });
+
+  it('adds only what is missing and leaves other urls alone', async () => {
+    subs.push(
+      { id: 'x1', url: URL_A, event: 'message.add' },
+      { id: 'x2', url: URL_B, event: 'channel.create' },
+    );
+    await testClient().webhooks.ensure(URL_A, ['message.add', 'channel.qr_update']);
+    expect(writes()).toEqual(['POST']);
+    expect(subs.map((s) => s.id)).toEqual(['x1', 'x2', 's1']);
+  });
+
+  it('without prune keeps this url’s other subscriptions', async () => {
+    subs.push({ id: 'x1', url: URL_A, event: 'channel.create' });
+    const result = await testClient().webhooks.ensure(URL_A, ['message.add']);
+    expect(result.map((s) => s.event).sort()).toEqual(['channel.create', 'message.add']);
+    expect(subs).toHaveLength(2);
+  });
+
+  it('with prune reuses unwanted subscriptions by PATCH, then deletes the rest', async () => {
+    subs.push(
+      { id: 'x1', url: URL_A, event: 'channel.create' },
+      { id: 'x2', url: URL_A, event: 'channel.delete' },
+      { id: 'x3', url: URL_A, event: 'message.add' },
+      { id: 'x4', url: URL_B, event: 'channel.delete' },
+    );
+    const result = await testClient().webhooks.ensure(URL_A, ['message.add', 'message.status_update'], {
+      prune: true,
+    });
+    expect(writes()).toEqual(['PATCH', 'DELETE']);
+    expect(result.map((s) => s.event).sort()).toEqual(['message.add', 'message.status_update']);
+    expect(subs.map((s) => `${s.id}:${s.event}`).sort()).toEqual([
+      'x1:message.status_update',
+      'x3:message.add',
+      'x4:channel.delete',
+    ]);
+    seen.length = 0;
+    await testClient().webhooks.ensure(URL_A, ['message.add', 'message.status_update'], { prune: true });
+    expect(writes()).toEqual([]);
+  });
+
+  it('with prune removes a duplicate subscription of the same event', async () => {
+    subs.push({ id: 'x1', url: URL_A, event: 'message.add' }, { id: 'x2', url: URL_A, event: 'message.add' });
+    await testClient().webhooks.ensure(URL_A, ['message.add'], { prune: true });
+    expect(subs.map((s) => s.id)).toEqual(['x1']);
+  });
+
+  it('rejects deal_add without contact_add before any write', async () => {
+    const error = await testClient()
+      .webhooks.ensure(URL_A, ['crm_entities.deal_add'])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect(writes()).toEqual([]);
+  });
+
+  it('accepts deal_add when contact_add is subscribed for another url', async () => {
+    subs.push({ id: 'x1', url: URL_B, event: 'crm_entities.contact_add' });
+    await testClient().webhooks.ensure(URL_A, ['crm_entities.deal_add']);
+    expect(writes()).toEqual(['POST']);
+  });
+
+  it('rejects an unknown event before any request', async () => {
+    await expect(testClient().webhooks.ensure(URL_A, ['message.nope' as never])).rejects.toBeInstanceOf(
+      GatewayValidationError,
+    );
+    expect(seen).toHaveLength(0);
+  });
+});
