@@ -1,11 +1,13 @@
 // `npm run bench`: speed and memory targets as ratios against baselines measured in the same run.
 // `npm run bench -- overhead` runs one benchmark by name.
+import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
 import { overheadBench } from './overhead.js';
 
 const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> = {
   overhead: overheadBench,
   limiter: limiterBench,
+  decode: decodeBench,
 };
 
 const only = process.argv.slice(2);

@@ -10,3 +10,17 @@ export {
   WebhookAuthError,
   WebhookParseError,
 } from './core/errors.js';
+export * from './schemas/events-v2.js';
+export * from './schemas/events-v3.js';
+export * from './schemas/replies.js';
+export type { WebhookBody } from './webhooks/body.js';
+export { isInbound, isOutbound } from './webhooks/guards.js';
+export {
+  parseV2Webhook,
+  parseV3Webhook,
+  parseWebhook,
+  type SafeParseWebhookResult,
+  safeParseWebhook,
+  type Webhook,
+} from './webhooks/parse.js';
+export { qrToPng } from './webhooks/qr.js';

@@ -2,11 +2,7 @@ import type { z } from 'zod';
 import { GatewayError, GatewayValidationError, type Issue } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
-
-/** Turns zod issues into the SDK's `{ path, message }` issues. */
-export function toIssues(error: z.ZodError): Issue[] {
-  return error.issues.map((i) => ({ path: i.path.filter((p) => typeof p !== 'symbol'), message: i.message }));
-}
+import { toIssues } from '../schemas/issues.js';
 
 /**
  * Base of every resource: checks a body against its schema before it leaves (when

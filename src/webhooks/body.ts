@@ -1,0 +1,39 @@
+import { WebhookParseError } from '../core/errors.js';
+
+/** What a webhook body may be: text, bytes, or a value a body parser already made. */
+export type WebhookBody = string | Uint8Array | ArrayBuffer | object;
+
+/** A body read into a value, with the raw form kept for error reports. */
+export type ReadBody = { ok: true; value: unknown; raw: unknown } | { ok: false; error: WebhookParseError };
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function parseText(text: string): ReadBody {
+  const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!/\S/.test(clean)) {
+    return { ok: false, error: new WebhookParseError([{ path: [], message: 'the body is empty' }], text) };
+  }
+  try {
+    return { ok: true, value: JSON.parse(clean), raw: text };
+  } catch (cause) {
+    const message = `the body is not JSON (${(cause as Error).message})`;
+    return { ok: false, error: new WebhookParseError([{ path: [], message }], text, { cause }) };
+  }
+}
+
+/**
+ * Reads a body given as a string, bytes (UTF-8) or an already parsed value. Never throws: a body
+ * that cannot be read comes back as a WebhookParseError carrying the raw body.
+ */
+export function readBody(body: unknown): ReadBody {
+  if (typeof body === 'string') return parseText(body);
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    try {
+      return parseText(decoder.decode(body));
+    } catch (cause) {
+      const issue = { path: [], message: 'the body is not valid UTF-8' };
+      return { ok: false, error: new WebhookParseError([issue], body, { cause }) };
+    }
+  }
+  return { ok: true, value: body, raw: body };
+}
