@@ -3,11 +3,13 @@
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
 import { overheadBench } from './overhead.js';
+import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> = {
   overhead: overheadBench,
   limiter: limiterBench,
   decode: decodeBench,
+  webhooks: webhooksBench,
 };
 
 const only = process.argv.slice(2);

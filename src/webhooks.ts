@@ -13,8 +13,25 @@ export {
 export * from './schemas/events-v2.js';
 export * from './schemas/events-v3.js';
 export * from './schemas/replies.js';
+export { createFetchHandler } from './webhooks/adapters/fetch.js';
+export {
+  createNodeMiddleware,
+  type NodeMiddlewareOptions,
+  type NodeRequestLike,
+  type NodeResponseLike,
+} from './webhooks/adapters/node.js';
 export type { WebhookBody } from './webhooks/body.js';
+export { type DedupeStore, type MemoryDedupeOptions, MemoryDedupeStore } from './webhooks/dedupe.js';
+export type {
+  ErrorContext,
+  ResponderKind,
+  Responders,
+  V3WebhookOf,
+  WebhookEvents,
+} from './webhooks/events.js';
 export { isInbound, isOutbound } from './webhooks/guards.js';
+export { WebhookHandler, type WebhookHandlerOptions } from './webhooks/handler.js';
+export type { WebhookRequest, WebhookResponse } from './webhooks/http.js';
 export {
   parseV2Webhook,
   parseV3Webhook,

@@ -1,3 +1,4 @@
+import { readLimited } from './bytes.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -24,26 +25,9 @@ export async function readText(response: Response, limit = MAX_RESPONSE_BYTES): 
   // Declared and within the limit: the runtime's own reader is the fastest, and it fails if the
   // body runs past the declared length.
   if (response.headers.has('content-length')) return response.text();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new GatewayError(`Response body is over the ${limit}-byte limit`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const bytes = await readLimited(response.body, limit);
+  if (!bytes) throw new GatewayError(`Response body is over the ${limit}-byte limit`);
+  return new TextDecoder().decode(bytes);
 }
 
 /** JSON when the text is JSON, else the text itself (v3 PATCH answers the word `ok`), else null. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { GatewayError, GatewayValidationError, type Issue } from '../core/errors.js';
+import { GatewayError, GatewayValidationError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
 import { toIssues } from '../schemas/issues.js';

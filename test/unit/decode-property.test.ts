@@ -29,8 +29,12 @@ const mutated = fc
     const copy = structuredClone(base);
     const slots: [Record<string, unknown> | unknown[], string | number][] = [];
     const walk = (node: unknown) => {
-      if (Array.isArray(node)) node.forEach((v, i) => (slots.push([node, i]), walk(v)));
-      else if (node && typeof node === 'object') {
+      if (Array.isArray(node)) {
+        node.forEach((v, i) => {
+          slots.push([node, i]);
+          walk(v);
+        });
+      } else if (node && typeof node === 'object') {
         for (const [k, v] of Object.entries(node)) {
           slots.push([node as Record<string, unknown>, k]);
           walk(v);

@@ -227,9 +227,10 @@ describe('Helpers', () => {
   it('qrToPng reads a data URL and bare base64 into PNG bytes', () => {
     const v2 = parseWebhook(fixture('v2', 'channel.qr_update') as object);
     if (v2.api !== 'v2' || v2.event !== 'channel.qr_update') throw new Error('narrowing');
-    const png = qrToPng(v2.data[0]?.qr_code as string);
+    const qr = v2.data[0]!.qr_code;
+    const png = qrToPng(qr);
     expect([...png.slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
-    const bare = (v2.data[0]?.qr_code as string).split(',')[1] as string;
+    const bare = qr.split(',')[1] as string;
     expect(qrToPng(bare)).toEqual(png);
   });
 

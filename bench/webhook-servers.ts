@@ -1,0 +1,27 @@
+// Child process of the webhook bench: a bare node:http handler (read + JSON.parse) and one
+// through createNodeMiddleware, on two loopback ports printed as JSON on stdout.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNodeMiddleware } from '../src/webhooks/adapters/node.js';
+import { WebhookHandler } from '../src/webhooks/handler.js';
+
+let parsed = 0;
+const bare = createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  parsed++;
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+});
+const hooks = new WebhookHandler();
+let dispatched = 0;
+hooks.on('message.add', () => void dispatched++);
+const sdk = createServer(createNodeMiddleware(hooks));
+
+const port = (s: typeof bare) =>
+  new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
+const ports = { bare: await port(bare), sdk: await port(sdk) };
+console.log(JSON.stringify(ports));
+void parsed;
+void dispatched;
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,61 @@
+import type { GatewayError } from '../core/errors.js';
+import type { KnownV2Event, UnknownV2Webhook, V2WebhookOf } from '../schemas/events-v2.js';
+import type { V3Webhook, V3WebhookType } from '../schemas/events-v3.js';
+import type {
+  ContactAddReply,
+  CreateContactReply,
+  CreateDealReply,
+  DealAddReply,
+} from '../schemas/replies.js';
+import type { Webhook } from './parse.js';
+
+/** A v3 delivery of one type. */
+export type V3WebhookOf<T extends V3WebhookType> = Extract<V3Webhook, { type: T }>;
+
+/** What the handler knows of the request when it reports an error. */
+export interface ErrorContext {
+  /** The body as it arrived (text, bytes or a parsed value), when it was read. */
+  rawBody?: unknown;
+  /** The decoded delivery, when decoding got that far. */
+  webhook?: Webhook;
+  /** Method and address of the delivery (the `secret` query value is masked). */
+  request: { method: string; url: string };
+  /** Where it failed. */
+  stage: 'read' | 'auth' | 'decode' | 'listener' | 'respond';
+}
+
+/** A listener may be sync or async; a rejection is reported on 'error', never lost. */
+type Listener<A> = (arg: A) => void | Promise<void>;
+
+/**
+ * The events of a WebhookHandler: one per v2 event kind (the narrowed delivery), `unknown` for v2
+ * kinds the SDK does not know, `v3.<type>` per v3 type, `webhook` for every decoded delivery, and
+ * `error` for every failure (decode, auth, listener, responder), with its context.
+ */
+export type WebhookEvents = { [E in KnownV2Event]: Listener<V2WebhookOf<E>> } & {
+  unknown: Listener<UnknownV2Webhook>;
+} & { [T in V3WebhookType as `v3.${T}`]: Listener<V3WebhookOf<T>> } & {
+  webhook: Listener<Webhook>;
+  error: (error: GatewayError, context: ErrorContext) => void;
+};
+
+/** The handler event name of a decoded delivery. */
+export function eventName(webhook: Webhook): keyof WebhookEvents {
+  return webhook.api === 'v2' ? webhook.event : `v3.${webhook.type}`;
+}
+
+/** The requests of the service that the CRM must answer with a created entity. */
+export interface Responders {
+  'crm_entities.contact_add': (
+    event: V2WebhookOf<'crm_entities.contact_add'>,
+  ) => ContactAddReply | Promise<ContactAddReply>;
+  'crm_entities.deal_add': (
+    event: V2WebhookOf<'crm_entities.deal_add'>,
+  ) => DealAddReply | Promise<DealAddReply>;
+  'v3.createContact': (
+    payload: V3WebhookOf<'createContact'>,
+  ) => CreateContactReply | Promise<CreateContactReply>;
+  'v3.createDeal': (payload: V3WebhookOf<'createDeal'>) => CreateDealReply | Promise<CreateDealReply>;
+}
+/** A request kind that takes a reply. */
+export type ResponderKind = keyof Responders;
