@@ -21,21 +21,21 @@ hooks.on('message.status_update', ({ data }) => {
   for (const s of data)
     console.log(`message.status_update ${s.request_id} → ${s.status}${s.reason ? ` (${s.reason})` : ''}`);
 });
-hooks.on('channel.qr_update', ({ data }) =>
-  data.forEach((q) => console.log(`channel.qr_update ${q.channel_id}: show the QR to the client`)),
-);
-hooks.on('channel.status_update', ({ data }) =>
-  data.forEach((c) => console.log(`channel.status_update ${c.channel_id} ${c.status} ${c.reason ?? ''}`)),
-);
-hooks.on('waba_template.status_update', ({ data }) =>
-  data.forEach((t) => console.log(`template ${t.template_id} ${t.status}`)),
-);
+hooks.on('channel.qr_update', ({ data }) => {
+  for (const q of data) console.log(`channel.qr_update ${q.channel_id}: show the QR to the client`);
+});
+hooks.on('channel.status_update', ({ data }) => {
+  for (const c of data) console.log(`channel.status_update ${c.channel_id} ${c.status} ${c.reason ?? ''}`);
+});
+hooks.on('waba_template.status_update', ({ data }) => {
+  for (const t of data) console.log(`template ${t.template_id} ${t.status}`);
+});
 hooks.on('v3.messagesAndStatuses', ({ messages, statuses }) =>
   console.log(`v3: ${messages.length} messages, ${statuses.length} statuses`),
 );
-hooks.on('v3.channelsUpdates', ({ channelsUpdates }) =>
-  channelsUpdates.forEach((c) => console.log(`v3 channel ${c.channelId} ${c.state}`)),
-);
+hooks.on('v3.channelsUpdates', ({ channelsUpdates }) => {
+  for (const c of channelsUpdates) console.log(`v3 channel ${c.channelId} ${c.state}`);
+});
 hooks.on('v3.test', () => console.log('v3 test probe answered 200'));
 hooks.on('unknown', (w) => console.log(`a new event kind: ${w.unknownEvent}`));
 hooks.on('error', (error, { stage, rawBody }) =>

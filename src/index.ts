@@ -20,4 +20,11 @@ export * from './schemas/keyboards.js';
 export { type Lenient, lenientEnum } from './schemas/lenient.js';
 export * from './schemas/messages.js';
 export * from './schemas/subscriptions.js';
+export {
+  DeliveryTracker,
+  type DeliveryTrackerEvents,
+  type DeliveryTrackerOptions,
+  type WaitForOptions,
+} from './tracking/delivery-tracker.js';
+export { DELIVERY_ORDER, type DeliveryStatus, type FinalStatus } from './tracking/status-order.js';
 export * from './webhooks.js';

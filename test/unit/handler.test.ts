@@ -219,7 +219,7 @@ describe('Bad input: answered, reported with the raw body, never dropped', () =>
     const { hooks, errors } = handler();
     const body = JSON.stringify(fixture('invalid', 'v2--message-add-without-recipient'));
     expect((await hooks.handle(post(body))).status).toBe(400);
-    expect((errors[0]?.[0] as WebhookParseError).issues[0]?.path).toEqual(['data', 0, 'recipient']);
+    expect((errors[0]![0] as WebhookParseError).issues[0]?.path).toEqual(['data', 0, 'recipient']);
   });
 
   it('answers 413 over maxBodyBytes and 405 to other methods', async () => {

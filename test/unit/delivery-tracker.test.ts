@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryTimeoutError, MessageFailedError } from '../../src/core/errors.js';
+import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
+import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
+import { StatusStore } from '../../src/tracking/status-store.js';
+import { WebhookHandler } from '../../src/webhooks/handler.js';
+import { post } from '../support/deliveries.js';
+
+const update = (request_id: string | null, status: string, extra: Partial<MessageStatusUpdate> = {}) =>
+  ({ request_id, message_id: null, status, reason: null, ...extra }) as MessageStatusUpdate;
+
+describe('DeliveryTracker.waitFor', () => {
+  it('resolves at `until` (default delivered), not before', async () => {
+    const tracker = new DeliveryTracker();
+    let settled = false;
+    const waiting = tracker.waitFor('r1').then((u) => {
+      settled = true;
+      return u;
+    });
+    tracker.observe(update('r1', 'accepted'));
+    tracker.observe(update('r1', 'sent'));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    tracker.observe(update('r1', 'delivered'));
+    await expect(waiting).resolves.toMatchObject({ status: 'delivered' });
+  });
+
+  it('resolves at any later status: read satisfies delivered', async () => {
+    const tracker = new DeliveryTracker();
+    const waiting = tracker.waitFor('r1', { until: 'sent' });
+    tracker.observe(update('r1', 'read'));
+    await expect(waiting).resolves.toMatchObject({ status: 'read' });
+  });
+
+  it('keeps a status that arrived before waitFor was called', async () => {
+    const tracker = new DeliveryTracker();
+    tracker.observe(update('early', 'delivered'));
+    await expect(tracker.waitFor('early')).resolves.toMatchObject({ status: 'delivered' });
+  });
+
+  it('takes statuses out of order (read before delivered) without going back', async () => {
+    const tracker = new DeliveryTracker();
+    tracker.observe(update('r1', 'read'));
+    tracker.observe(update('r1', 'delivered'));
+    tracker.observe(update('r1', 'sent'));
+    expect(tracker.statusOf('r1')).toBe('read');
+    await expect(tracker.waitFor('r1', { until: 'read' })).resolves.toMatchObject({ status: 'read' });
+  });
+
+  it('is not confused by repeats', async () => {
+    const tracker = new DeliveryTracker();
+    const statuses: string[] = [];
+    tracker.on('status', (u) => statuses.push(u.status));
+    for (const s of ['accepted', 'accepted', 'sent', 'sent', 'delivered', 'delivered'])
+      tracker.observe(update('r1', s));
+    await expect(tracker.waitFor('r1')).resolves.toMatchObject({ status: 'delivered' });
+    expect(statuses).toHaveLength(6);
+  });
+
+  it('rejects with MessageFailedError carrying the spec’s reason', async () => {
+    const tracker = new DeliveryTracker();
+    const waiting = tracker.waitFor('r1');
+    tracker.observe(update('r1', 'failed', { reason: 'bad_contact', message_id: 'm1' }));
+    const error = await waiting.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MessageFailedError);
+    expect(error).toMatchObject({
+      reason: 'bad_contact',
+      requestId: 'r1',
+      messageId: 'm1',
+      retryable: false,
+    });
+  });
+
+  it('rejects with DeliveryTimeoutError naming the last status', async () => {
+    const tracker = new DeliveryTracker();
+    tracker.observe(update('r1', 'sent'));
+    const error = await tracker.waitFor('r1', { timeoutMs: 20 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryTimeoutError);
+    expect(error).toMatchObject({ requestId: 'r1', lastStatus: 'sent' });
+  });
+
+  it('rejects with the signal’s reason on abort', async () => {
+    const tracker = new DeliveryTracker();
+    const controller = new AbortController();
+    const waiting = tracker.waitFor('r1', { signal: controller.signal });
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+  });
+
+  it('answers for the message id once known, also for updates that carry only it', async () => {
+    const tracker = new DeliveryTracker();
+    tracker.observe(update('r1', 'sent', { message_id: 'm1' }));
+    const byMessage = tracker.waitFor('m1', { until: 'read' });
+    tracker.observe(update(null, 'read', { message_id: 'm1' }));
+    await expect(byMessage).resolves.toMatchObject({ status: 'read' });
+    expect(tracker.statusOf('r1')).toBe('read');
+  });
+
+  it('ignores updates that name neither a request nor a known message', () => {
+    const tracker = new DeliveryTracker();
+    tracker.observe(update(null, 'read', { message_id: 'stranger' }));
+    expect(tracker.statusOf('stranger')).toBeUndefined();
+  });
+});
+
+describe('DeliveryTracker.attach', () => {
+  it('follows a WebhookHandler’s message.status_update deliveries', async () => {
+    const hooks = new WebhookHandler();
+    const tracker = new DeliveryTracker().attach(hooks);
+    const waiting = tracker.waitFor('req-9');
+    const body = {
+      event: 'message.status_update',
+      data: [update('req-9', 'delivered')],
+      meta: { idempotency_key: 'k9' },
+    };
+    await hooks.handle(post(JSON.stringify(body)));
+    await hooks.drain();
+    await expect(waiting).resolves.toMatchObject({ request_id: 'req-9' });
+    tracker.detach();
+    expect(hooks.listenerCount('message.status_update')).toBe(0);
+  });
+});
+
+describe('Memory is bounded', () => {
+  it('keeps at most maxEntries messages, the oldest out first', () => {
+    const store = new StatusStore(3, 60_000);
+    for (const id of ['a', 'b', 'c', 'd']) store.record(update(id, 'sent', { message_id: `m-${id}` }));
+    expect(store.size).toBe(3);
+    expect(store.get('a')).toBeUndefined();
+    expect(store.get('m-a')).toBeUndefined();
+    expect(store.get('m-d')?.requestId).toBe('d');
+  });
+
+  it('forgets a message retainMs after its first status', () => {
+    let now = 0;
+    const store = new StatusStore(10, 1000, () => now);
+    store.record(update('a', 'sent'));
+    now = 999;
+    expect(store.get('a')).toBeDefined();
+    now = 1000;
+    expect(store.get('a')).toBeUndefined();
+  });
+});
