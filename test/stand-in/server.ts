@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Deliverer, type DeliveryOptions } from './deliveries.js';
 import { fail, json, readJson } from './http-utils.js';
 import { FixedWindow } from './rate-limit.js';
 import { routeV2, type V2Effects } from './routes-v2.js';
@@ -16,6 +17,8 @@ export interface StandInOptions {
   rateLimit?: { requests: number; intervalMs: number };
   /** Port on 127.0.0.1. @default 0 (any free port) */
   port?: number;
+  /** How webhooks are delivered after sends and channel creations. */
+  deliveries?: DeliveryOptions;
 }
 
 /** A fault the next matching requests get instead of their answer. */
@@ -51,8 +54,10 @@ export interface StandIn {
   log: LoggedRequest[];
   /** Queues a fault for the next matching requests. */
   inject(fault: Fault): void;
-  /** Sets what happens after a send or a channel creation (webhook deliveries). */
+  /** What happens after a send or a channel creation: webhook deliveries by default. */
   effects: V2Effects;
+  /** The webhook deliveries it makes. */
+  deliverer: Deliverer;
   /** Stops the server and closes its connections. */
   close(): Promise<void>;
 }
@@ -65,14 +70,16 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
   const state = new StandInState();
   const faults: Fault[] = [];
   const log: LoggedRequest[] = [];
+  const deliverer = new Deliverer(state, options.deliveries);
   const standIn = {
+    deliverer,
     token,
     apiKey,
     state,
     log,
     limiter: new FixedWindow(limit.requests, limit.intervalMs),
     inject: (fault: Fault) => faults.push({ times: 1, ...fault }),
-    effects: { messageSent: () => {}, channelCreated: () => {} } as V2Effects,
+    effects: deliverer.effects(),
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -128,10 +135,12 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
   const { port } = server.address() as AddressInfo;
   return Object.assign(standIn, {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await deliverer.drain();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+      });
+    },
   });
 }
