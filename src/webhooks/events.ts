@@ -35,7 +35,9 @@ type Listener<A> = (arg: A) => void | Promise<void>;
 export type WebhookEvents = { [E in KnownV2Event]: Listener<V2WebhookOf<E>> } & {
   unknown: Listener<UnknownV2Webhook>;
 } & { [T in V3WebhookType as `v3.${T}`]: Listener<V3WebhookOf<T>> } & {
+  /** Every decoded delivery. */
   webhook: Listener<Webhook>;
+  /** Every failure: decode, auth, listener, responder; with the raw body when it was read. */
   error: (error: GatewayError, context: ErrorContext) => void;
 };
 
@@ -46,15 +48,19 @@ export function eventName(webhook: Webhook): keyof WebhookEvents {
 
 /** The requests of the service that the CRM must answer with a created entity. */
 export interface Responders {
+  /** Create a CRM contact for the v2 request and reply with it (`id` and `name` required). */
   'crm_entities.contact_add': (
     event: V2WebhookOf<'crm_entities.contact_add'>,
   ) => ContactAddReply | Promise<ContactAddReply>;
+  /** Create a CRM deal for the v2 request and reply with it (`id` required). */
   'crm_entities.deal_add': (
     event: V2WebhookOf<'crm_entities.deal_add'>,
   ) => DealAddReply | Promise<DealAddReply>;
+  /** Create a CRM contact for the v3 request and reply with it (`id` required). */
   'v3.createContact': (
     payload: V3WebhookOf<'createContact'>,
   ) => CreateContactReply | Promise<CreateContactReply>;
+  /** Create a CRM deal for the v3 request and reply with it (`id` required). */
   'v3.createDeal': (payload: V3WebhookOf<'createDeal'>) => CreateDealReply | Promise<CreateDealReply>;
 }
 /** A request kind that takes a reply. */

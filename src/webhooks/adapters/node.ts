@@ -16,10 +16,13 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 
 /** The members of node's ServerResponse the middleware touches. */
 export interface NodeResponseLike {
+  /** Status of the answer. */
   statusCode: number;
+  /** Sets one header of the answer. */
   setHeader(name: string, value: string): unknown;
   /** Used when present: one call for status and headers. */
   writeHead?(status: number, headers: Record<string, string>): unknown;
+  /** Sends the body and ends the answer. */
   end(body?: string): unknown;
 }
 
