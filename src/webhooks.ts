@@ -10,8 +10,60 @@ export {
   WebhookAuthError,
   WebhookParseError,
 } from './core/errors.js';
-export * from './schemas/events-v2.js';
-export * from './schemas/events-v3.js';
+// Explicit lists: the strict builds of these modules are internal to decoding.
+export {
+  type ChannelLifecycle,
+  type ChannelQrUpdate,
+  type ChannelStatusUpdate,
+  type ChannelWabaTierUpdate,
+  type CrmContactAdd,
+  type CrmDealAdd,
+  crmContactAdd,
+  crmDealAdd,
+  EVENT_CHAT_TYPES,
+  FAILURE_REASONS,
+  type GroupChatMembershipsUpdate,
+  type KnownV2Event,
+  MEMBER_STATUSES,
+  MESSAGE_STATUSES,
+  type MessageAdd,
+  type MessageDelete,
+  type MessageEdit,
+  type MessageStatusUpdate,
+  messageAdd,
+  messageStatusUpdate,
+  TEMPLATE_STATUSES,
+  type UnknownV2Webhook,
+  V2_PAYLOADS,
+  type V2Payload,
+  type V2Webhook,
+  type V2WebhookOf,
+  type WabaTemplateStatusUpdate,
+  type WebhookMeta,
+  webhookMeta,
+} from './schemas/events-v2.js';
+export {
+  V3_CHANNEL_STATES,
+  V3_ERROR_CODES,
+  V3_MESSAGE_STATUSES,
+  V3_MESSAGE_TYPES,
+  V3_STATUS_VALUES,
+  type V3ChannelUpdate,
+  type V3CreateContact,
+  type V3CreateDeal,
+  type V3Message,
+  type V3Status,
+  type V3TemplateStatus,
+  type V3Webhook,
+  type V3WebhookType,
+  v3ChannelUpdate,
+  v3CreateContact,
+  v3CreateDeal,
+  v3Error,
+  v3Message,
+  v3Status,
+  v3TemplateStatus,
+} from './schemas/events-v3.js';
 export * from './schemas/replies.js';
 export { createFetchHandler } from './webhooks/adapters/fetch.js';
 export {
