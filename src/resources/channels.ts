@@ -31,7 +31,8 @@ export class Channels extends Resource {
   /**
    * Creates a channel (POST /v2/channels). `credentials` is typed by `transport`. Follow-up:
    * whatsapp, tgapi, viber, max send a QR in channel.qr_update; wapi returns a `url` to open.
-   * Subscribe to webhooks first: some channels cannot be connected without them.
+   * Subscribe to webhooks first: some channels cannot be connected without them. vk channels can
+   * be connected only from the account dashboard, not by partners through the API (spec).
    */
   async create(params: CreateChannelParams, options?: RequestOptions): Promise<CreatedChannel[]> {
     this.check(createChannelParams, params, 'channel');

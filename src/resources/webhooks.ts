@@ -79,8 +79,8 @@ export class Webhooks extends Resource {
 
   /**
    * Makes `url` subscribed to exactly `events` (and, with `prune`, to nothing else), with the
-   * fewest writes: reads the subscriptions, then POSTs what is missing, and with `prune` reuses
-   * this url's unwanted subscriptions by PATCH before it DELETEs the rest. Running it twice
+   * fewest writes: reads the subscriptions, with `prune` turns this url's unwanted ones into
+   * missing ones by PATCH, POSTs the rest of what is missing, then DELETEs what is left over. Running it twice
    * changes nothing the second time.
    * @returns this url's subscriptions now in force
    */
@@ -100,7 +100,11 @@ export class Webhooks extends Resource {
       if (wanted.includes(s.event as V2EventName) && !kept.some((k) => k.event === s.event)) kept.push(s);
       else extra.push(s);
     }
-    const missing = wanted.filter((e) => !kept.some((k) => k.event === e));
+    // contact_add first: it is then written no later than deal_add (spec: deal_add works only
+    // when contact_add is subscribed), whether it lands in the PATCH or in the same POST.
+    const missing = wanted
+      .filter((e) => !kept.some((k) => k.event === e))
+      .sort((a, b) => Number(b === CONTACT) - Number(a === CONTACT));
     const removable = prune ? extra : [];
     this.#checkDealRule(
       wanted,
@@ -113,9 +117,10 @@ export class Webhooks extends Resource {
     const posts = missing.slice(patches.length).map((event) => ({ url, event }));
     const deletes = removable.slice(patches.length).map((s) => s.id);
 
-    // The deal rule was checked against the account above, not against this request alone.
-    const created = posts.length ? await this.#post(posts, requestOptions) : [];
+    // PATCH before POST: patches take the first missing events, so contact_add goes out first.
+    // The deal rule was checked against the account above, not against the POST alone.
     const patched = patches.length ? await this.update(patches, requestOptions) : [];
+    const created = posts.length ? await this.#post(posts, requestOptions) : [];
     if (deletes.length) await this.unsubscribe(deletes, requestOptions);
     return [...kept, ...(prune ? [] : extra), ...patched, ...created];
   }

@@ -64,14 +64,26 @@ export const httpUrl = () =>
     { error: 'must be an absolute http(s) URL' },
   );
 
+/**
+ * Largest file the service sends (spec: Limits — 50 MB). Which megabyte the spec means is not
+ * shown; 50 MiB is the looser reading, so no file the service accepts is refused before sending.
+ */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
 /** A file to send (Resources → Attachment). `size` in bytes; file size limit 50 MB. */
 export const attachment = z.object({
   /** Direct link to the file. */
   url: httpUrl(),
   name: z.string().optional(),
   mimetype: z.string().optional(),
-  /** File size in bytes. */
-  size: z.number().nonnegative().optional(),
+  /** File size in bytes; at most {@link MAX_FILE_BYTES}. */
+  size: z
+    .number()
+    .nonnegative()
+    .max(MAX_FILE_BYTES, {
+      error: 'file size: at most 50 MB (spec: Limits; larger files fail with TOO_BIG_CONTENT)',
+    })
+    .optional(),
   /** SHA-1 hash, hex. */
   sha1: z
     .string()

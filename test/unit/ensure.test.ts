@@ -19,12 +19,15 @@ beforeEach(() => {
     http.get(`${BASE}/v2/webhooks`, () => HttpResponse.json({ data: subs })),
     http.post(`${BASE}/v2/webhooks`, async ({ request }) => {
       const created = (await body(request)).map((i) => ({ id: `s${nextId++}`, url: i.url, event: i.event }));
+      if (dealWithoutContact([...subs, ...created])) return refuseDeal();
       subs.push(...created);
       return HttpResponse.json({ data: created });
     }),
     http.patch(`${BASE}/v2/webhooks`, async ({ request }) => {
       const changed = await body(request);
-      for (const c of changed) Object.assign(subs.find((s) => s.id === c.id) as Sub, c);
+      const after = subs.map((s) => changed.find((c) => c.id === s.id) ?? s);
+      if (dealWithoutContact(after)) return refuseDeal();
+      subs = after;
       return HttpResponse.json({ data: changed });
     }),
     http.delete(`${BASE}/v2/webhooks`, async ({ request }) => {
@@ -34,6 +37,13 @@ beforeEach(() => {
     }),
   );
 });
+
+/** The service's rule (spec: POST /v2/webhooks): deal_add works only with contact_add. */
+const dealWithoutContact = (list: Sub[]) =>
+  list.some((s) => s.event === 'crm_entities.deal_add') &&
+  !list.some((s) => s.event === 'crm_entities.contact_add');
+const refuseDeal = () =>
+  HttpResponse.json({ error: 'bad_request', description: 'deal_add needs contact_add' }, { status: 400 });
 
 const writes = () => seen.filter((s) => s.method !== 'GET').map((s) => s.method);
 
@@ -98,6 +108,18 @@ describe('webhooks.ensure', () => {
     subs.push({ id: 'x1', url: URL_A, event: 'message.add' }, { id: 'x2', url: URL_A, event: 'message.add' });
     await testClient().webhooks.ensure(URL_A, ['message.add'], { prune: true });
     expect(subs.map((s) => s.id)).toEqual(['x1']);
+  });
+
+  it('writes contact_add no later than deal_add, so the service never sees deal_add alone', async () => {
+    subs.push({ id: 'x1', url: URL_A, event: 'channel.create' });
+    await testClient().webhooks.ensure(URL_A, ['crm_entities.deal_add', 'crm_entities.contact_add'], {
+      prune: true,
+    });
+    expect(writes()).toEqual(['PATCH', 'POST']);
+    expect(subs.map((s) => `${s.id}:${s.event}`).sort()).toEqual([
+      's1:crm_entities.deal_add',
+      'x1:crm_entities.contact_add',
+    ]);
   });
 
   it('rejects deal_add without contact_add before any write', async () => {

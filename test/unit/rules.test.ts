@@ -200,6 +200,19 @@ describe('Rule: attachment and template', () => {
     rejects(send({ ...to('whatsapp'), attachment: { name: 'a.pdf' } }), 'attachment.url'));
   it('passes an attachment with a url', () =>
     passes(send({ ...to('whatsapp'), attachment: { url: 'https://files.example/a.pdf', name: 'a.pdf' } })));
+  it('passes a declared size of 50 MB', () =>
+    passes(
+      send({ ...to('whatsapp'), attachment: { url: 'https://files.example/a.mp4', size: 50 * 1024 * 1024 } }),
+    ));
+  it('rejects a declared size over 50 MB', () =>
+    rejects(
+      send({
+        ...to('whatsapp'),
+        attachment: { url: 'https://files.example/a.mp4', size: 50 * 1024 * 1024 + 1 },
+      }),
+      'attachment.size',
+      /50 MB/,
+    ));
   it('rejects a template without id', () =>
     rejects(send({ ...to('whatsapp'), template: { values: ['a'] } }), 'template.id'));
 });
