@@ -33,6 +33,9 @@ type Attempt =
 
 const TIMED_OUT = Symbol('attempt timed out');
 
+/** A path below the base address, without its leading slash (ky's prefix adds one). */
+const relative = (path: string) => path.replace(/^\/+/, '');
+
 /**
  * The HTTP machinery of GatewayClient: auth, the rate limiter, one ky call per attempt, the
  * retry policy and the envelope. It knows nothing of resources.
@@ -111,22 +114,23 @@ export class HttpCore {
     return backoffDelay(retry, this.#options.retryBackoff);
   }
 
-  #url(spec: CallSpec): string {
+  /** The full address of a call, as errors report it (credentials travel in headers, never here). */
+  urlOf(spec: CallSpec): string {
     const base = this.#prefix[spec.surface].replace(/\/+$/, '');
     const query = spec.query ? `?${new URLSearchParams(spec.query)}` : '';
-    return `${base}/${spec.path.replace(/^\/+/, '')}${query}`;
+    return `${base}/${relative(spec.path)}${query}`;
   }
 
   async #attempt(spec: CallSpec, token: string, options: RequestOptions): Promise<Attempt> {
     const timeoutMs = options.timeout ?? this.#options.timeout;
     // Built only when an error needs it: a successful call never pays for it.
-    const where = () => ({ method: spec.method, url: this.#url(spec) });
+    const where = () => ({ method: spec.method, url: this.urlOf(spec) });
     // One timer covers the whole attempt, headers and body, so a stalled body cannot hang a call.
     const timer = new AbortController();
     const handle = setTimeout(() => timer.abort(TIMED_OUT), timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
     try {
-      const response = await this.#ky[spec.surface](spec.path.replace(/^\/+/, ''), {
+      const response = await this.#ky[spec.surface](relative(spec.path), {
         method: spec.method,
         headers: { authorization: `Bearer ${token}`, accept: 'application/json, text/plain' },
         json: spec.body,

@@ -1,4 +1,3 @@
-import { NotFoundError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import {
   type Channel,
@@ -60,22 +59,8 @@ export class Channels extends Resource {
 
   /** One channel (GET /v2/channels/{id}); NotFoundError when the answer holds none. */
   async get(channelId: string, options?: RequestOptions): Promise<Channel> {
-    const path = `/v2/channels/${segment(channelId)}`;
-    const data = await this.call({ surface: 'v2', method: 'GET', path }, options);
-    const [first] = this.read(
-      channelList,
-      Array.isArray(data) || data === null ? data : [data],
-      `GET ${path}`,
-    );
-    if (!first) {
-      throw new NotFoundError({
-        status: 404,
-        method: 'GET',
-        url: path,
-        description: `channel ${channelId} not found`,
-      });
-    }
-    return first;
+    const spec = { surface: 'v2', method: 'GET', path: `/v2/channels/${segment(channelId)}` } as const;
+    return this.readOne(channelList, await this.call(spec, options), spec);
   }
 
   /** Every channel of the account (GET /v2/channels). */
@@ -103,16 +88,7 @@ export class Channels extends Resource {
   ): Promise<PairingCode> {
     this.check(pairingCodeParams, params, 'pairing code');
     const path = `/v2/channels/${segment(channelId)}/pairing-code`;
-    const data = await this.call({ surface: 'v2', method: 'POST', path, body: params }, options);
-    const list = this.read(pairingList, Array.isArray(data) || data === null ? data : [data], `POST ${path}`);
-    const [first] = list;
-    if (!first)
-      throw new NotFoundError({
-        status: 404,
-        method: 'POST',
-        url: path,
-        description: 'no pairing code returned',
-      });
-    return first;
+    const spec = { surface: 'v2', method: 'POST', path, body: params } as const;
+    return this.readOne(pairingList, await this.call(spec, options), spec);
   }
 }

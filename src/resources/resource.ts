@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { GatewayError, GatewayValidationError } from '../core/errors.js';
+import { formatPath, GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
 import { toIssues } from '../schemas/issues.js';
@@ -32,9 +32,34 @@ export abstract class Resource {
     const result = schema.safeParse(data);
     if (result.success) return result.data;
     const detail = toIssues(result.error)
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`)
       .join('; ');
     throw new GatewayError(`Unexpected answer of ${what}: ${detail}`);
+  }
+
+  /**
+   * Reads an answer whose `data` is a list holding the one thing asked for (spec: GET
+   * /v2/channels/{id}, pairing-code); NotFoundError when it holds none.
+   */
+  protected readOne<S extends z.ZodType<unknown[]>>(
+    listSchema: S,
+    data: unknown,
+    spec: CallSpec,
+  ): z.output<S>[number] {
+    const what = `${spec.method} ${spec.path}`;
+    const [first] = this.read(
+      listSchema,
+      Array.isArray(data) || data === null ? data : [data],
+      what,
+    ) as unknown[];
+    if (first !== undefined) return first;
+    const url = this.core.urlOf(spec);
+    throw new NotFoundError({
+      status: 404,
+      method: spec.method,
+      url,
+      description: `${what}: the answer holds nothing`,
+    });
   }
 }
 

@@ -85,9 +85,11 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     for (const waiter of waiters) this.#settle(waiter, entry.requestId);
   }
 
-  /** The furthest status known for a request id or message id, if any. */
+  /** The furthest status known for a request id or message id (`failed` once it failed), if any. */
   statusOf(id: string): DeliveryStatus | undefined {
-    return this.#store.get(id)?.best?.status as DeliveryStatus | undefined;
+    const entry = this.#store.get(id);
+    if (entry?.failed) return 'failed';
+    return entry?.best?.status as DeliveryStatus | undefined;
   }
 
   /**

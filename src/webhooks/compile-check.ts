@@ -71,8 +71,7 @@ export function compileCheck(schema: z.ZodType): Check | undefined {
 
 function compileObject(def: Def): Check | undefined {
   // Only loose objects (unknown keys kept as they are) give an output equal to the input.
-  if (defOf(def.catchall ?? ({ _zod: { def: { type: 'never' } } } as never)).type !== 'unknown')
-    return undefined;
+  if (!def.catchall || defOf(def.catchall).type !== 'unknown') return undefined;
   const fields: [string, Check][] = [];
   for (const [key, field] of Object.entries(def.shape ?? {})) {
     const check = compileCheck(field);

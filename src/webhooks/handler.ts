@@ -1,8 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../core/errors.js';
 import { readBody } from './body.js';
-import { decodeV2, isRecord } from './decode-v2.js';
-import { decodeV3 } from './decode-v3.js';
 import { type DedupeStore, MemoryDedupeStore } from './dedupe.js';
 import {
   type ErrorContext,
@@ -20,7 +18,7 @@ import {
   type WebhookRequest,
   type WebhookResponse,
 } from './http.js';
-import type { Webhook } from './parse.js';
+import { decodeAs, surfaceOf, type Webhook } from './parse.js';
 import { responderKind, runResponder } from './respond.js';
 import { secureEquals } from './secure-compare.js';
 
@@ -134,14 +132,14 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     const read = readBody(request.body);
     if (!read.ok) return this.#invalid(read.error, { ...ctx, rawBody: request.body });
     const context = { ...ctx, rawBody: read.raw };
-    const isV2 = isRecord(read.value) && 'event' in read.value;
-    if (!isV2 && this.#v3AuthToken) {
+    const surface = surfaceOf(read.value);
+    if (surface === 'v3' && this.#v3AuthToken) {
       const token = bearer(header(request.headers, 'authorization'));
       if (!token || !(await secureEquals(token, this.#v3AuthToken))) {
         return this.#unauthorized('a v3 delivery without the right Authorization: Bearer crmKey', context);
       }
     }
-    const decoded = isV2 ? decodeV2(read.value) : decodeV3(read.value);
+    const decoded = decodeAs(read.value, surface);
     if (!decoded.ok) return this.#invalid(new WebhookParseError(decoded.issues, read.raw), context);
     return this.#accept(decoded.webhook, { ...context, webhook: decoded.webhook });
   }

@@ -13,21 +13,25 @@ export type SafeParseWebhookResult<W = Webhook> =
   | { success: true; data: W }
   | { success: false; error: WebhookParseError };
 
-type Surface = 'v2' | 'v3' | 'auto';
+/** The API surface that sent a delivery. */
+export type Surface = 'v2' | 'v3';
 
-function decode(value: unknown, surface: Surface): Decoded<Webhook> {
-  if (surface === 'v2') return decodeV2(value);
-  if (surface === 'v3') return decodeV3(value);
-  // A v2 delivery names its event; a v3 body has one property per kind instead.
-  return isRecord(value) && 'event' in value ? decodeV2(value) : decodeV3(value);
+/** A v2 delivery names its event; a v3 body has one property per kind instead. */
+export function surfaceOf(value: unknown): Surface {
+  return isRecord(value) && 'event' in value ? 'v2' : 'v3';
+}
+
+/** Decodes a parsed body as a delivery of `surface`. */
+export function decodeAs(value: unknown, surface: Surface): Decoded<Webhook> {
+  return surface === 'v2' ? decodeV2(value) : decodeV3(value);
 }
 
 /** Decodes without ever throwing; internal core of every parse function. */
-export function safeDecode(body: unknown, surface: Surface = 'auto'): SafeParseWebhookResult {
+export function safeDecode(body: unknown, surface?: Surface): SafeParseWebhookResult {
   try {
     const read = readBody(body);
     if (!read.ok) return { success: false, error: read.error };
-    const decoded = decode(read.value, surface);
+    const decoded = decodeAs(read.value, surface ?? surfaceOf(read.value));
     if (decoded.ok) return { success: true, data: decoded.webhook };
     return { success: false, error: new WebhookParseError(decoded.issues, read.raw) };
   } catch (cause) {

@@ -108,7 +108,11 @@ describe('Channels (spec: Endpoints → Channels)', () => {
 
   it('get: NotFoundError when data is empty', async () => {
     server.use(http.get(`${BASE}/v2/channels/ch-x`, ok([])));
-    await expect(testClient().channels.get('ch-x')).rejects.toBeInstanceOf(NotFoundError);
+    const error = await testClient()
+      .channels.get('ch-x')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404, method: 'GET', url: `${BASE}/v2/channels/ch-x` });
   });
 
   it('list: GET /v2/channels; reads tolerantly (numbers as strings, enum case, unknown fields kept)', async () => {

@@ -63,6 +63,7 @@ describe('DeliveryTracker.waitFor', () => {
     tracker.observe(update('r1', 'failed', { reason: 'bad_contact', message_id: 'm1' }));
     const error = await waiting.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MessageFailedError);
+    expect(tracker.statusOf('r1')).toBe('failed');
     expect(error).toMatchObject({
       reason: 'bad_contact',
       requestId: 'r1',
