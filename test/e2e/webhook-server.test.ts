@@ -86,6 +86,24 @@ describe('Receiving over real HTTP on 127.0.0.1', () => {
     expect(res.status).toBe(413);
   });
 
+  it('answers 413 to a chunked body that passes maxBodyBytes, reading no further (node:http)', async () => {
+    const { hooks } = receiver();
+    const url = await serve(setups['node:http'](hooks));
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 100; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+        controller.close();
+      },
+    });
+    // No Content-Length: the limit is found while reading.
+    const res = await fetch(`${url}/hooks?secret=sec-1`, {
+      method: 'POST',
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+  });
+
   it('hands other paths to next() with path, or answers 404 without next', async () => {
     const { hooks } = receiver();
     const app = express();

@@ -129,11 +129,28 @@ describe('Rate limiter', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it('turns off with rateLimit: false', async () => {
-    server.use(http.get(`${BASE}/v2/channels`, () => HttpResponse.json({ data: [] })));
+  it('turns off with rateLimit: false: 600 requests in flight at once, over the default 500', async () => {
+    // Every answer waits until 600 requests are in flight (or 2 s pass, so nothing hangs): with
+    // any limiter at most 500 could be, and the count below would fall short.
+    let inFlight = 0;
+    let most = 0;
+    let open!: () => void;
+    const all = new Promise<void>((r) => {
+      open = r;
+    });
+    const timer = setTimeout(open, 2000);
+    server.use(
+      http.get(`${BASE}/v2/channels`, async () => {
+        most = Math.max(most, ++inFlight);
+        if (inFlight === 600) open();
+        await all;
+        inFlight--;
+        return HttpResponse.json({ data: [] });
+      }),
+    );
     const client = testClient({ rateLimit: false });
-    await Promise.all(Array.from({ length: 20 }, () => client.channels.list()));
-    expect(client.pendingRequests).toBe(0);
-    expect(seen).toHaveLength(20);
+    await Promise.all(Array.from({ length: 600 }, () => client.channels.list()));
+    clearTimeout(timer);
+    expect(most).toBe(600);
   });
 });
