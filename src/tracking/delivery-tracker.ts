@@ -79,10 +79,23 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
   observe(update: MessageStatusUpdate): void {
     const entry = this.#store.record(update);
     if (!entry) return; // neither a request id nor a known message id: nothing to join it to
-    this.emit('status', { ...update, request_id: entry.requestId });
+    // Waiters first: a 'status' listener that throws must never keep a waiter from settling.
     const waiters = this.#waiters.get(entry.requestId);
-    if (!waiters) return;
-    for (const waiter of waiters) this.#settle(waiter, entry.requestId);
+    if (waiters) for (const waiter of [...waiters]) this.#settle(waiter, entry.requestId);
+    this.#emitStatus({ ...update, request_id: entry.requestId });
+  }
+
+  /** Emits 'status'; a listener's throw is kept from the caller (a webhook dispatch) and logged. */
+  #emitStatus(update: MessageStatusUpdate & { request_id: string }): void {
+    for (const listener of this.listeners('status')) {
+      try {
+        listener(update);
+      } catch (error) {
+        console.error(
+          `[messaging-gateway-sdk] a DeliveryTracker 'status' listener threw: ${(error as Error)?.message ?? String(error)}`,
+        );
+      }
+    }
   }
 
   /** The furthest status known for a request id or message id (`failed` once it failed), if any. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DeliveryTimeoutError, MessageFailedError } from '../../src/core/errors.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
@@ -140,5 +140,23 @@ describe('Memory is bounded', () => {
     expect(store.get('a')).toBeDefined();
     now = 1000;
     expect(store.get('a')).toBeUndefined();
+  });
+});
+
+describe('DeliveryTracker: listeners cannot starve waiters', () => {
+  it('settles a waiter even when a status listener throws, and every listener still runs', async () => {
+    const tracker = new DeliveryTracker();
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const seen: string[] = [];
+    tracker.on('status', () => {
+      throw new Error('listener bug');
+    });
+    tracker.on('status', (u) => void seen.push(u.status));
+    const waiting = tracker.waitFor('r1');
+    expect(() => tracker.observe(update('r1', 'delivered'))).not.toThrow();
+    await expect(waiting).resolves.toMatchObject({ status: 'delivered' });
+    expect(seen).toEqual(['delivered']);
+    expect(log).toHaveBeenCalledWith(expect.stringContaining('listener bug'));
+    log.mockRestore();
   });
 });
