@@ -73,17 +73,25 @@ export {
   type NodeResponseLike,
 } from './webhooks/adapters/node.js';
 export type { WebhookBody } from './webhooks/body.js';
-export { type DedupeStore, type MemoryDedupeOptions, MemoryDedupeStore } from './webhooks/dedupe.js';
+export {
+  type ClaimResult,
+  type DedupeStore,
+  type MemoryDedupeOptions,
+  MemoryDedupeStore,
+} from './webhooks/dedupe.js';
 export type {
   ErrorContext,
+  ResponderContext,
   ResponderKind,
   Responders,
   V3WebhookOf,
   WebhookEvents,
 } from './webhooks/events.js';
 export { isInbound, isOutbound } from './webhooks/guards.js';
-export { WebhookHandler, type WebhookHandlerOptions } from './webhooks/handler.js';
+export { WebhookHandler } from './webhooks/handler.js';
+export type { DispatchMode, WebhookHandlerOptions } from './webhooks/handler-options.js';
 export type { WebhookRequest, WebhookResponse } from './webhooks/http.js';
+export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/outcomes.js';
 export {
   parseV2Webhook,
   parseV3Webhook,

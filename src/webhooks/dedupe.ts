@@ -1,86 +1,108 @@
 /**
- * Where seen idempotency keys are kept. Share one store across a fleet of servers so that a
- * delivery is dispatched once however many servers receive it.
- * @example
- * ```ts
- * // Redis (ioredis or node-redis): SET NX is atomic across the fleet.
- * const store: DedupeStore = {
- *   claim: async (key, ttlMs) => (await redis.set(`hook:${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK',
- *   release: async (key) => void (await redis.del(`hook:${key}`)),
- * };
- * new WebhookHandler({ dedupe: store });
- * ```
+ * What a {@link DedupeStore} says of a key when a delivery claims it.
+ * - `claimed`: nobody holds it; the caller holds it now, for the lease, and goes ahead.
+ * - `processing`: another delivery with this key is being processed (its lease is alive).
+ * - `done`: processed already; `reply` is the CRM reply stored with it, if there was one.
+ */
+export type ClaimResult = { state: 'claimed' } | { state: 'processing' } | { state: 'done'; reply?: unknown };
+
+/**
+ * Where the handler keeps idempotency keys, in three states: claimed for a lease, done
+ * (remembering a CRM reply), or forgotten. Share one store across a fleet of servers so that a
+ * delivery is processed by exactly one of them however many receive it (`redisDedupeStore` of
+ * `messaging-gateway-sdk/redis` is one).
+ *
+ * A claim whose holder died expires with its lease, so the service's next attempt is processed.
  */
 export interface DedupeStore {
-  /** Atomically marks `key` as seen for `ttlMs`; true when it was not seen before. */
-  claim(key: string, ttlMs: number): boolean | Promise<boolean>;
-  /** Forgets `key`, so a delivery that failed can be processed when the service sends it again. */
+  /** Atomically claims `key` for `leaseMs` unless it is held or done; says which. */
+  claim(key: string, leaseMs: number): ClaimResult | Promise<ClaimResult>;
+  /** Marks `key` done for `ttlMs`, remembering the CRM reply a repeat of it must get. */
+  complete(key: string, ttlMs: number, reply?: unknown): void | Promise<void>;
+  /** Forgets `key`, so the service's next attempt of a failed delivery is processed. */
   release(key: string): void | Promise<void>;
 }
 
 /** Options of the built-in in-memory store. */
 export interface MemoryDedupeOptions {
-  /** Keys kept at most; the oldest go first. @default 10000 */
+  /** Keys kept at most; past it the oldest claim is forgotten first. @default 10000 */
   maxKeys?: number;
-  /** How long a key is remembered (ms). @default 86400000 (24 hours) */
+  /** When given, no key lives longer than this (ms), whatever `complete` asks for. */
   ttlMs?: number;
 }
 
+interface Entry {
+  key: string;
+  done: boolean;
+  expires: number;
+  reply: unknown;
+}
+
 /**
- * The default store: in memory, bounded in count (the oldest claim goes first) and in age.
- * Right for one process; use a shared {@link DedupeStore} for several. Claims are kept in a ring
- * in claim order, so evicting the oldest is O(1) (deleting from the front of a Map is not: V8
- * walks the deleted entries on every new iteration).
+ * The default store: in memory, for one process, bounded in count (the oldest claim goes first)
+ * and in age. Entries sit in a ring in claim order, so evicting the oldest is O(1) (deleting from
+ * the front of a Map is not: V8 walks the deleted entries on every new iteration). An expired
+ * entry counts as forgotten when its key comes again.
  */
 export class MemoryDedupeStore implements DedupeStore {
+  /** Keys kept at most. */
   readonly maxKeys: number;
-  readonly #expiry = new Map<string, number>();
-  readonly #ringKeys: (string | undefined)[];
-  readonly #ringExpiry: Float64Array;
+  /** The cap on every key's life (ms), when one was given. */
+  readonly ttlMs: number | undefined;
+  readonly #entries = new Map<string, Entry>();
+  readonly #ring: (Entry | undefined)[];
   #head = 0;
   #count = 0;
   readonly #now: () => number;
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
-    this.maxKeys = Math.max(1, options.maxKeys ?? 10_000);
-    this.#ringKeys = new Array(this.maxKeys);
-    this.#ringExpiry = new Float64Array(this.maxKeys);
+    this.maxKeys = Math.max(1, Math.floor(options.maxKeys ?? 10_000));
+    this.ttlMs = options.ttlMs;
+    this.#ring = new Array(this.maxKeys);
     this.#now = now;
   }
 
-  /** Keys held now. */
+  /** Keys held now (claimed or done, expired ones included until their key comes again). */
   get size(): number {
-    return this.#expiry.size;
+    return this.#entries.size;
   }
 
-  claim(key: string, ttlMs: number): boolean {
+  claim(key: string, leaseMs: number): ClaimResult {
     const now = this.#now();
-    this.#dropExpired(now);
-    const expires = this.#expiry.get(key);
-    if (expires !== undefined && expires > now) return false;
+    const held = this.#entries.get(key);
+    if (held && held.expires > now) {
+      return held.done ? { state: 'done', reply: held.reply } : { state: 'processing' };
+    }
+    if (held) this.#entries.delete(key);
+    const entry: Entry = { key, done: false, expires: now + this.#cap(leaseMs), reply: undefined };
     if (this.#count === this.maxKeys) this.#dropOldest();
-    const at = now + ttlMs;
-    const slot = (this.#head + this.#count) % this.maxKeys;
-    this.#ringKeys[slot] = key;
-    this.#ringExpiry[slot] = at;
+    this.#ring[(this.#head + this.#count) % this.maxKeys] = entry;
     this.#count++;
-    this.#expiry.set(key, at);
-    return true;
+    this.#entries.set(key, entry);
+    return { state: 'claimed' };
+  }
+
+  complete(key: string, ttlMs: number, reply?: unknown): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return; // evicted or released meanwhile: nothing to remember it by
+    entry.done = true;
+    entry.reply = reply;
+    entry.expires = this.#now() + this.#cap(ttlMs);
   }
 
   release(key: string): void {
-    this.#expiry.delete(key); // its ring slot no longer matches and is skipped when it comes up
+    this.#entries.delete(key); // its ring slot no longer matches and is skipped when it comes up
   }
 
-  #dropExpired(now: number): void {
-    while (this.#count > 0 && (this.#ringExpiry[this.#head] as number) <= now) this.#dropOldest();
+  #cap(ms: number): number {
+    return this.ttlMs === undefined ? ms : Math.min(ms, this.ttlMs);
   }
 
   #dropOldest(): void {
-    const key = this.#ringKeys[this.#head] as string;
-    // Only if this slot is still the key's current claim (not released and claimed again).
-    if (this.#expiry.get(key) === this.#ringExpiry[this.#head]) this.#expiry.delete(key);
-    this.#ringKeys[this.#head] = undefined;
+    const entry = this.#ring[this.#head] as Entry;
+    // Only if the slot is still the key's current entry (not released and claimed again).
+    if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+    this.#ring[this.#head] = undefined;
     this.#head = (this.#head + 1) % this.maxKeys;
     this.#count--;
   }

@@ -21,7 +21,7 @@ export interface ErrorContext {
   /** Method and address of the delivery (the `secret` query value is masked). */
   request: { method: string; url: string };
   /** Where it failed. */
-  stage: 'read' | 'auth' | 'decode' | 'listener' | 'respond';
+  stage: 'read' | 'auth' | 'decode' | 'dedupe' | 'respond' | 'dispatch' | 'listener';
 }
 
 /** A listener may be sync or async; a rejection is reported on 'error', never lost. */
@@ -46,22 +46,37 @@ export function eventName(webhook: Webhook): keyof WebhookEvents {
   return webhook.api === 'v2' ? webhook.event : `v3.${webhook.type}`;
 }
 
+/** The second argument of a responder. */
+export interface ResponderContext {
+  /**
+   * Aborted when the reply is no longer wanted (`replyTimeoutMs` passed): stop creating the entity,
+   * since the service sees a failure and may send the request again.
+   */
+  signal: AbortSignal;
+}
+
 /** The requests of the service that the CRM must answer with a created entity. */
 export interface Responders {
   /** Create a CRM contact for the v2 request and reply with it (`id` and `name` required). */
   'crm_entities.contact_add': (
     event: V2WebhookOf<'crm_entities.contact_add'>,
+    context: ResponderContext,
   ) => ContactAddReply | Promise<ContactAddReply>;
   /** Create a CRM deal for the v2 request and reply with it (`id` required). */
   'crm_entities.deal_add': (
     event: V2WebhookOf<'crm_entities.deal_add'>,
+    context: ResponderContext,
   ) => DealAddReply | Promise<DealAddReply>;
   /** Create a CRM contact for the v3 request and reply with it (`id` required). */
   'v3.createContact': (
     payload: V3WebhookOf<'createContact'>,
+    context: ResponderContext,
   ) => CreateContactReply | Promise<CreateContactReply>;
   /** Create a CRM deal for the v3 request and reply with it (`id` required). */
-  'v3.createDeal': (payload: V3WebhookOf<'createDeal'>) => CreateDealReply | Promise<CreateDealReply>;
+  'v3.createDeal': (
+    payload: V3WebhookOf<'createDeal'>,
+    context: ResponderContext,
+  ) => CreateDealReply | Promise<CreateDealReply>;
 }
 /** A request kind that takes a reply. */
 export type ResponderKind = keyof Responders;

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'eventemitter3';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../core/errors.js';
 import { readBody } from './body.js';
-import { type DedupeStore, MemoryDedupeStore } from './dedupe.js';
+import type { ClaimResult } from './dedupe.js';
+import { type AnyListener, BackgroundTasks, runListeners } from './dispatch.js';
 import {
   type ErrorContext,
   eventName,
@@ -9,84 +10,62 @@ import {
   type Responders,
   type WebhookEvents,
 } from './events.js';
-import {
-  bearer,
-  header,
-  jsonResponse,
-  maskSecret,
-  parseUrl,
-  type WebhookRequest,
-  type WebhookResponse,
-} from './http.js';
+import { type ResolvedOptions, resolveOptions, type WebhookHandlerOptions } from './handler-options.js';
+import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './http.js';
+import { answerOf, OUTCOMES, type Outcome } from './outcomes.js';
 import { decodeAs, surfaceOf, type Webhook } from './parse.js';
+import { readRequestBody } from './read-body.js';
 import { responderKind, runResponder } from './respond.js';
-import { secureEquals } from './secure-compare.js';
+import { type Authentication, Verifier } from './verify.js';
 
-/** Options of {@link WebhookHandler}. */
-export interface WebhookHandlerOptions {
-  /** The crmKey: v3 deliveries must carry `Authorization: Bearer <crmKey>` (spec: Authentication 5). */
-  v3AuthToken?: string;
-  /** Deliveries must carry `?secret=<value>` in their URL; v2 deliveries have no signature, so this protects them. */
-  secret?: string;
-  /**
-   * A v2 delivery whose `meta.idempotency_key` was seen is answered 200 and not dispatched again.
-   * `true` keeps keys in memory (bounded); pass a {@link DedupeStore} to share them. @default true
-   */
-  dedupe?: boolean | DedupeStore;
-  /** How long a seen key is remembered (ms). @default 86400000 */
-  dedupeTtlMs?: number;
-  /** Bodies larger than this are answered 413 (bytes). @default 5 MiB */
-  maxBodyBytes?: number;
-  /**
-   * false: answer 200 at once and run listeners after (spec: answer as early as possible).
-   * true: run listeners before answering, for serverless hosts that stop work after the response.
-   * @default false
-   */
-  awaitListeners?: boolean;
-  /** Time a responder has to reply, under the service's 30 s limit (ms). @default 25000 */
-  replyTimeoutMs?: number;
-  /** Deliveries whose listeners may run in the background at once; past it, 503 so the service retries. @default 10000 */
-  maxPendingDispatches?: number;
+/** Where a delivery stands as it goes through the pipeline; the error reports read it. */
+interface Delivery {
+  context: Omit<ErrorContext, 'stage'>;
+  /** The idempotency key this delivery holds a claim on, once it holds one. */
+  claimedKey?: string;
 }
 
-type Ctx = Omit<ErrorContext, 'stage'>;
+/** How a delivery ended: a row of the outcome table, and a CRM reply when there is one. */
+interface Ending {
+  outcome: Outcome;
+  reply?: unknown;
+}
+
+const MISSING_BODY =
+  'the delivery had no body: a body parser of the framework read it first and kept nothing the SDK ' +
+  'can use. Give the adapter the raw body: createNodeMiddleware for node:http, Express and NestJS, ' +
+  'createFastifyPlugin for Fastify, createKoaMiddleware for Koa, createFetchHandler for Fetch-API ' +
+  'runtimes, and mount it before any middleware that reads the body.';
 
 /**
- * Receives webhook deliveries of API v2 and v3: checks, decodes, deduplicates, answers, and
- * dispatches each to typed listeners. Framework-free: {@link WebhookHandler.handle} takes
- * `{ method, url, headers, body }` and returns `{ status, headers, body }`; the node and fetch
- * adapters are thin translations of it.
+ * Receives webhook deliveries of API v2 and v3 through one pipeline: verify (URL and headers
+ * only) → read (bounded in bytes and time) → decode → claim the idempotency key → answer (a CRM
+ * reply) → dispatch → complete or release the key. Every answer comes from one outcome table,
+ * and `handle` never throws: adapters are thin translations of it.
  * @example
  * ```ts
- * const hooks = new WebhookHandler({ secret: process.env.HOOK_SECRET });
+ * const hooks = new WebhookHandler({ secret: process.env.WEBHOOK_SECRET });
  * hooks.on('message.add', ({ data }) => data.forEach((m) => console.log(m.text)));
  * hooks.on('error', (error, context) => log.error(error, context.rawBody));
  * ```
  */
 export class WebhookHandler extends EventEmitter<WebhookEvents> {
-  readonly #options: Required<Omit<WebhookHandlerOptions, 'v3AuthToken' | 'secret' | 'dedupe'>>;
-  readonly #v3AuthToken: string | undefined;
-  readonly #secret: string | undefined;
-  readonly #dedupe: DedupeStore | undefined;
+  readonly #options: ResolvedOptions;
+  readonly #verifier: Verifier;
   readonly #responders = new Map<ResponderKind, Responders[ResponderKind]>();
-  readonly #pending = new Set<Promise<void>>();
+  readonly #background = new BackgroundTasks();
 
+  /**
+   * @throws GatewayError when neither `secret` nor `v3AuthToken` is set (unless
+   * `allowUnauthenticated`), or a figure is not a positive number.
+   */
   constructor(options: WebhookHandlerOptions = {}) {
     super();
-    this.#v3AuthToken = options.v3AuthToken || undefined;
-    this.#secret = options.secret || undefined;
-    const dedupe = options.dedupe ?? true;
-    this.#dedupe = dedupe === true ? new MemoryDedupeStore() : dedupe === false ? undefined : dedupe;
-    this.#options = {
-      dedupeTtlMs: options.dedupeTtlMs ?? 86_400_000,
-      maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024,
-      awaitListeners: options.awaitListeners ?? false,
-      replyTimeoutMs: options.replyTimeoutMs ?? 25_000,
-      maxPendingDispatches: options.maxPendingDispatches ?? 10_000,
-    };
+    this.#options = resolveOptions(options);
+    this.#verifier = new Verifier(this.#options.secret, this.#options.v3AuthToken);
   }
 
-  /** Largest body accepted (bytes); adapters stop reading past it. */
+  /** Largest body accepted (bytes). */
   get maxBodyBytes(): number {
     return this.#options.maxBodyBytes;
   }
@@ -94,149 +73,193 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   /**
    * Registers the reply to a CRM request (contact_add, deal_add, v3 createContact, createDeal).
    * The reply is checked against the spec's reply schema and sent as the answer, within
-   * `replyTimeoutMs`; a missing, failing, late or invalid reply is answered 5xx and reported.
+   * `replyTimeoutMs`; the responder's `signal` aborts when the reply is no longer wanted. A
+   * missing, failing, late or invalid reply is answered 500 and reported. A repeat of a request
+   * already answered gets the same reply without the responder running again.
    */
   respond<K extends ResponderKind>(kind: K, responder: Responders[K]): this {
     this.#responders.set(kind, responder);
     return this;
   }
 
-  /** Resolves when every listener started so far has finished (for tests and graceful shutdown). */
-  async drain(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  /** Resolves when every background listener started so far has finished (tests, shutdown). */
+  drain(): Promise<void> {
+    return this.#background.drain();
+  }
+
+  /**
+   * Runs the listeners of a decoded delivery: what a queue worker calls with the webhook that
+   * a `dispatch` function queued. Each failure is reported on 'error' too.
+   * @throws GatewayError (retryable) when a listener failed, so the queue tries the job again
+   */
+  async receive(webhook: Webhook): Promise<void> {
+    const failures = await this.#dispatch(webhook, { request: { method: 'RECEIVE', url: '' }, webhook });
+    if (failures.length > 0) {
+      const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;
+      throw new GatewayError(`${what} failed: ${messageOf(failures[0])}`, {
+        cause: failures[0],
+        retryable: true,
+      });
+    }
   }
 
   /** Handles one delivery: the framework-free core behind every adapter. Never throws. */
   async handle(request: WebhookRequest): Promise<WebhookResponse> {
-    const ctx: Ctx = { request: { method: request.method, url: request.url } };
+    const delivery: Delivery = { context: { request: { method: request.method, url: request.url } } };
+    let ending: Ending;
     try {
-      return await this.#handle(request, ctx);
+      ending = await this.#run(request, delivery);
     } catch (error) {
-      this.#report(asGatewayError(error), { ...ctx, stage: 'read' });
-      return jsonResponse(500, { error: 'internal_error' });
+      this.#report(asGatewayError(error), delivery, 'read');
+      ending = { outcome: 'unexpected' };
+    }
+    return this.#settle(ending, delivery);
+  }
+
+  /** Applies the outcome's rule to the claimed key, then builds the answer. */
+  async #settle(ending: Ending, delivery: Delivery): Promise<WebhookResponse> {
+    const key = delivery.claimedKey;
+    const store = this.#options.dedupe;
+    const action = OUTCOMES[ending.outcome].key;
+    if (key === undefined || !store) return answerOf(ending.outcome, ending.reply);
+    try {
+      if (action === 'done') await store.complete(key, this.#options.dedupeTtlMs, ending.reply);
+      else if (action === 'released') await store.release(key);
+      return answerOf(ending.outcome, ending.reply);
+    } catch (error) {
+      this.#report(asGatewayError(error), delivery, 'dedupe');
+      if (action === 'done') await Promise.resolve(store.release(key)).catch(() => {});
+      return answerOf('unexpected');
     }
   }
 
-  async #handle(request: WebhookRequest, ctx: Ctx): Promise<WebhookResponse> {
-    if (request.method.toUpperCase() !== 'POST') {
-      return jsonResponse(405, { error: 'method_not_allowed' }, { allow: 'POST' });
+  /** verify → read → decode, then process. */
+  async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
+    if (request.method.toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    const auth = this.#verifier.verify(request);
+    if (!auth) return this.#unauthorized(this.#verifier.expected, delivery);
+    if (Number(header(request.headers, 'content-length')) > this.#options.maxBodyBytes) {
+      return { outcome: 'tooLarge' };
     }
-    if (tooLarge(request.body, this.#options.maxBodyBytes))
-      return jsonResponse(413, { error: 'body_too_large' });
-    if (
-      this.#secret &&
-      !(await secureEquals(parseUrl(request.url).searchParams.get('secret') ?? '', this.#secret))
-    ) {
-      return this.#unauthorized('the secret query value is missing or wrong', ctx);
+    const read = await readRequestBody(request.body, {
+      maxBytes: this.#options.maxBodyBytes,
+      timeoutMs: this.#options.bodyTimeoutMs,
+    });
+    if (read.kind === 'tooLarge') return { outcome: 'tooLarge' };
+    if (read.kind === 'timeout') return { outcome: 'bodyTimeout' };
+    if (read.kind === 'gone') return { outcome: 'clientGone' };
+    if (read.kind === 'missing') {
+      this.#report(new GatewayError(`Webhook delivery not handled: ${MISSING_BODY}`), delivery, 'read');
+      return { outcome: 'bodyMissing' };
     }
-    const read = readBody(request.body);
-    if (!read.ok) return this.#invalid(read.error, { ...ctx, rawBody: request.body });
-    const context = { ...ctx, rawBody: read.raw };
-    const surface = surfaceOf(read.value);
-    if (surface === 'v3' && this.#v3AuthToken) {
-      const token = bearer(header(request.headers, 'authorization'));
-      if (!token || !(await secureEquals(token, this.#v3AuthToken))) {
-        return this.#unauthorized('a v3 delivery without the right Authorization: Bearer crmKey', context);
-      }
-    }
-    const decoded = decodeAs(read.value, surface);
-    if (!decoded.ok) return this.#invalid(new WebhookParseError(decoded.issues, read.raw), context);
-    return this.#accept(decoded.webhook, { ...context, webhook: decoded.webhook });
+    delivery.context.rawBody = read.body;
+    return this.#decode(read.body, auth, delivery);
   }
 
-  async #accept(webhook: Webhook, ctx: Ctx): Promise<WebhookResponse> {
+  async #decode(body: unknown, auth: Authentication, delivery: Delivery): Promise<Ending> {
+    const parsed = readBody(body);
+    if (!parsed.ok) return this.#invalid(parsed.error, delivery);
+    const surface = surfaceOf(parsed.value);
+    if (auth === 'crmKey' && surface === 'v2') {
+      return this.#unauthorized('a v2 delivery needs the secret; the crmKey authenticates v3 only', delivery);
+    }
+    const decoded = decodeAs(parsed.value, surface);
+    if (!decoded.ok) return this.#invalid(new WebhookParseError(decoded.issues, parsed.raw), delivery);
+    delivery.context.webhook = decoded.webhook;
+    return this.#process(decoded.webhook, delivery);
+  }
+
+  /** claim → answer → dispatch. */
+  async #process(webhook: Webhook, delivery: Delivery): Promise<Ending> {
     const key = webhook.api === 'v2' ? webhook.meta.idempotency_key : undefined;
-    if (key !== undefined && this.#dedupe && !(await this.#dedupe.claim(key, this.#options.dedupeTtlMs))) {
-      return jsonResponse(200, { ok: true, duplicate: true });
+    const store = this.#options.dedupe;
+    if (key !== undefined && store) {
+      let claim: ClaimResult;
+      try {
+        claim = await store.claim(key, this.#options.leaseMs);
+      } catch (error) {
+        this.#report(asGatewayError(error, 'The dedupe store failed'), delivery, 'dedupe');
+        return { outcome: 'unexpected' };
+      }
+      if (claim.state === 'done') return { outcome: 'duplicate', reply: claim.reply };
+      if (claim.state === 'processing') return { outcome: 'processing' };
+      delivery.claimedKey = key;
+    }
+    const mode = this.#options.dispatch;
+    if (mode === 'background' && this.#background.size >= this.#options.maxPendingDispatches) {
+      return { outcome: 'busy' };
     }
     const kind = responderKind(webhook);
-    let answer = OK;
+    let reply: unknown;
     if (kind) {
       try {
-        answer = jsonResponse(
-          200,
-          await runResponder(kind, this.#responders.get(kind), webhook, this.#options.replyTimeoutMs),
-        );
+        reply = await runResponder(kind, this.#responders.get(kind), webhook, this.#options.replyTimeoutMs);
       } catch (error) {
-        // Forget the key: the service sees the 5xx and may send the request again.
-        if (key !== undefined) await this.#dedupe?.release(key);
-        this.#report(asGatewayError(error), { ...ctx, stage: 'respond' });
-        return jsonResponse(500, { error: 'responder_failed' });
+        this.#report(asGatewayError(error), delivery, 'respond');
+        return { outcome: 'replyFailed' };
       }
     }
-    if (this.#options.awaitListeners) {
-      await this.#dispatch(webhook, ctx);
-    } else if (this.#pending.size >= this.#options.maxPendingDispatches) {
-      if (key !== undefined) await this.#dedupe?.release(key);
-      return jsonResponse(503, { error: 'busy' }, { 'retry-after': '5' });
+    if (mode === 'background') {
+      this.#background.start(() => this.#dispatch(webhook, delivery.context).then(() => {}));
+    } else if (mode === 'await') {
+      if ((await this.#dispatch(webhook, delivery.context)).length > 0) return { outcome: 'listenerFailed' };
     } else {
-      const task = this.#dispatch(webhook, ctx).finally(() => this.#pending.delete(task));
-      this.#pending.add(task);
+      try {
+        await mode(webhook);
+      } catch (error) {
+        this.#report(asGatewayError(error, 'The dispatch function failed'), delivery, 'dispatch');
+        return { outcome: 'queueFailed' };
+      }
     }
-    return answer;
+    return { outcome: 'accepted', reply };
   }
 
-  /** Runs every listener of the delivery's kind and of 'webhook'; each failure goes to 'error'. */
-  async #dispatch(webhook: Webhook, ctx: Ctx): Promise<void> {
+  /** Runs the listeners of the delivery's kind and of 'webhook'; reports each failure. */
+  async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<unknown[]> {
     const name = eventName(webhook);
-    const listeners = [...this.listeners(name), ...this.listeners('webhook')] as ((w: Webhook) => unknown)[];
-    await Promise.all(
-      listeners.map(async (listener) => {
-        try {
-          await listener(webhook);
-        } catch (error) {
-          const wrapped = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(error)}`, {
-            cause: error,
-          });
-          this.#report(wrapped, { ...ctx, stage: 'listener' });
-        }
-      }),
-    );
+    const listeners = [...this.listeners(name), ...this.listeners('webhook')] as AnyListener[];
+    const failures = await runListeners(listeners, webhook);
+    for (const failure of failures) {
+      const error = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(failure)}`, {
+        cause: failure,
+      });
+      this.#report(error, { context }, 'listener');
+    }
+    return failures;
   }
 
-  #unauthorized(why: string, ctx: Ctx): WebhookResponse {
-    this.#report(new WebhookAuthError(`Webhook delivery refused: ${why}`), { ...ctx, stage: 'auth' });
-    return jsonResponse(401, { error: 'unauthorized' });
+  #unauthorized(why: string, delivery: Delivery): Ending {
+    this.#report(new WebhookAuthError(`Webhook delivery refused: ${why}`), delivery, 'auth');
+    return { outcome: 'unauthorized' };
   }
 
-  #invalid(error: WebhookParseError, ctx: Ctx): WebhookResponse {
-    this.#report(error, { ...ctx, stage: 'decode' });
-    return jsonResponse(400, { error: 'invalid_webhook', message: error.message.slice(0, 500) });
+  #invalid(error: WebhookParseError, delivery: Delivery): Ending {
+    this.#report(error, delivery, 'decode');
+    return { outcome: 'invalid' };
   }
 
   /** Reports on 'error'; with no 'error' listener, on the console, so nothing is silently lost. */
-  #report(error: GatewayError, raw: ErrorContext): void {
+  #report(error: GatewayError, { context }: Pick<Delivery, 'context'>, stage: ErrorContext['stage']): void {
     // The secret is masked here, on the error path only, not on every delivery.
-    const context = { ...raw, request: { ...raw.request, url: maskSecret(raw.request.url) } };
+    const request = { ...context.request, url: maskSecret(context.request.url) };
     if (this.listenerCount('error') === 0) {
-      console.error(`[messaging-gateway-sdk] ${context.stage}: ${error.message}`);
+      console.error(`[messaging-gateway-sdk] ${stage}: ${error.message}`);
       return;
     }
     try {
-      this.emit('error', error, context);
+      this.emit('error', error, { ...context, request, stage });
     } catch {
       // An 'error' listener that throws must not turn a delivery into a crash.
     }
   }
 }
 
-/** The usual answer, built once. */
-const OK = jsonResponse(200, { ok: true });
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function asGatewayError(error: unknown): GatewayError {
-  return error instanceof GatewayError ? error : new GatewayError(messageOf(error), { cause: error });
-}
-
-/** Whether a text or bytes body is over the limit (a parsed value was bounded by its parser). */
-function tooLarge(body: unknown, max: number): boolean {
-  if (typeof body === 'string') {
-    if (body.length > max) return true;
-    return body.length * 3 > max && new TextEncoder().encode(body).byteLength > max;
-  }
-  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength > max;
-  return false;
+function asGatewayError(error: unknown, prefix?: string): GatewayError {
+  if (error instanceof GatewayError && prefix === undefined) return error;
+  const message = prefix ? `${prefix}: ${messageOf(error)}` : messageOf(error);
+  return new GatewayError(message, { cause: error });
 }

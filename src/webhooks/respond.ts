@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { GatewayError, GatewayValidationError } from '../core/errors.js';
 import { toIssues } from '../schemas/issues.js';
 import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../schemas/replies.js';
-import type { ResponderKind, Responders } from './events.js';
+import type { ResponderContext, ResponderKind, Responders } from './events.js';
 import type { Webhook } from './parse.js';
 
 /** The reply schema of each CRM request (spec: Events → contact_add / deal_add, v3 create*). */
@@ -26,7 +26,8 @@ export function responderKind(webhook: Webhook): ResponderKind | undefined {
 /**
  * Runs the responder of `kind` within `timeoutMs` and checks its reply against the spec's reply
  * schema. Every failure (no responder, a throw, a late or invalid reply) is a GatewayError, so
- * the handler answers 5xx and the service sees it.
+ * the handler answers 5xx and the service sees it. The responder's `signal` is aborted when its
+ * reply is no longer wanted, so it can stop before it creates an entity nobody will hear of.
  */
 export async function runResponder(
   kind: ResponderKind,
@@ -37,19 +38,23 @@ export async function runResponder(
   if (!responder) {
     throw new GatewayError(`No responder for ${kind}: register one with handler.respond('${kind}', fn)`);
   }
+  const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new GatewayError(`The ${kind} responder did not reply within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    timer = setTimeout(() => {
+      const error = new GatewayError(`The ${kind} responder did not reply within ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
   });
   try {
-    const reply = await Promise.race([(responder as (w: Webhook) => unknown)(webhook), late]);
+    const call = responder as (w: Webhook, context: ResponderContext) => unknown;
+    const reply = await Promise.race([call(webhook, { signal: controller.signal }), late]);
     const checked = REPLY_SCHEMAS[kind].safeParse(reply);
     if (!checked.success) throw new GatewayValidationError(toIssues(checked.error), `${kind} reply`);
     return reply;
   } catch (error) {
+    controller.abort(error); // whatever failed, the reply is no longer wanted
     if (error instanceof GatewayError) throw error;
     throw new GatewayError(`The ${kind} responder failed: ${(error as Error)?.message ?? String(error)}`, {
       cause: error,

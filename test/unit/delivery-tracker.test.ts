@@ -106,7 +106,7 @@ describe('DeliveryTracker.waitFor', () => {
 
 describe('DeliveryTracker.attach', () => {
   it('follows a WebhookHandler’s message.status_update deliveries', async () => {
-    const hooks = new WebhookHandler();
+    const hooks = new WebhookHandler({ allowUnauthenticated: true });
     const tracker = new DeliveryTracker().attach(hooks);
     const waiting = tracker.waitFor('req-9');
     const body = {

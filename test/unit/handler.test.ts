@@ -1,14 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  type GatewayError,
-  GatewayValidationError,
-  WebhookAuthError,
-  WebhookParseError,
-} from '../../src/core/errors.js';
-import { MemoryDedupeStore } from '../../src/webhooks/dedupe.js';
+import { type GatewayError, GatewayValidationError, WebhookParseError } from '../../src/core/errors.js';
 import type { ErrorContext } from '../../src/webhooks/events.js';
 import { WebhookHandler } from '../../src/webhooks/handler.js';
-import { secureEquals } from '../../src/webhooks/secure-compare.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 
@@ -16,7 +9,7 @@ const json = (name: string, folder: 'v2' | 'v3' = 'v2') => JSON.stringify(fixtur
 
 /** A handler whose errors are collected rather than logged. */
 function handler(options: ConstructorParameters<typeof WebhookHandler>[0] = {}) {
-  const hooks = new WebhookHandler(options);
+  const hooks = new WebhookHandler({ allowUnauthenticated: true, ...options });
   const errors: [GatewayError, ErrorContext][] = [];
   hooks.on('error', (error, context) => errors.push([error, context]));
   return { hooks, errors };
@@ -88,8 +81,8 @@ describe('Dispatch: typed listeners per event kind', () => {
     expect(seen).toEqual(['v3:1+1', 'v3ch:qr', 'unknown:payment.received']);
   });
 
-  it('reports a throwing or rejecting listener on "error"; the others still run; the answer is 200', async () => {
-    const { hooks, errors } = handler({ awaitListeners: true });
+  it('reports a throwing or rejecting listener on "error"; the others still run', async () => {
+    const { hooks, errors } = handler();
     const ran: string[] = [];
     hooks.on('message.add', () => {
       throw new Error('boom');
@@ -98,6 +91,7 @@ describe('Dispatch: typed listeners per event kind', () => {
     hooks.on('message.add', () => void ran.push('third'));
     const answer = await hooks.handle(post(messageAdd()));
     expect(answer.status).toBe(200);
+    await hooks.drain();
     expect(ran).toEqual(['third']);
     expect(errors.map(([e, c]) => [e.message, c.stage])).toEqual([
       ['A listener of message.add failed: boom', 'listener'],
@@ -107,7 +101,7 @@ describe('Dispatch: typed listeners per event kind', () => {
   });
 
   it('logs to the console when nobody listens for "error", so nothing is lost', async () => {
-    const hooks = new WebhookHandler();
+    const hooks = new WebhookHandler({ allowUnauthenticated: true });
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     await hooks.handle(post('not json'));
     expect(log).toHaveBeenCalledWith(expect.stringContaining('decode: Webhook body could not be decoded'));
@@ -135,73 +129,6 @@ describe('Dedupe on meta.idempotency_key', () => {
     await hooks.handle(post(messageAdd('k')));
     await hooks.handle(post(messageAdd('k')));
     expect(listener).toHaveBeenCalledTimes(2);
-  });
-
-  it('uses a pluggable async store', async () => {
-    const keys = new Set<string>();
-    const store = {
-      claim: vi.fn(async (k: string) => !keys.has(k) && !!keys.add(k)),
-      release: vi.fn(async () => {}),
-    };
-    const { hooks } = handler({ awaitListeners: true, dedupe: store });
-    await hooks.handle(post(messageAdd('shared')));
-    await hooks.handle(post(messageAdd('shared')));
-    expect(store.claim).toHaveBeenCalledTimes(2);
-    expect(store.claim).toHaveBeenCalledWith('shared', 86_400_000);
-  });
-
-  it('keeps memory bounded: count and age', () => {
-    let now = 0;
-    const store = new MemoryDedupeStore({ maxKeys: 3 }, () => now);
-    for (const k of ['a', 'b', 'c', 'd']) expect(store.claim(k, 1000)).toBe(true);
-    expect(store.size).toBe(3);
-    expect(store.claim('a', 1000)).toBe(true); // the oldest went first
-    expect(store.claim('d', 1000)).toBe(false);
-    now = 1001;
-    expect(store.claim('d', 1000)).toBe(true); // expired
-  });
-});
-
-describe('Authorization', () => {
-  const probe = JSON.stringify({ test: true });
-
-  it('refuses a v3 delivery without the crmKey: 401, nothing dispatched, WebhookAuthError', async () => {
-    const { hooks, errors } = handler({ v3AuthToken: 'crm-key-123' });
-    const listener = vi.fn();
-    hooks.on('webhook', listener);
-    expect((await hooks.handle(post(json('createDeal', 'v3')))).status).toBe(401);
-    expect((await hooks.handle(post(probe, '/hooks', { authorization: 'Bearer wrong-key' }))).status).toBe(
-      401,
-    );
-    expect(errors.map(([e]) => e)).toEqual([expect.any(WebhookAuthError), expect.any(WebhookAuthError)]);
-    await hooks.drain();
-    expect(listener).not.toHaveBeenCalled();
-  });
-
-  it('accepts a v3 delivery with the crmKey, and answers the { test: true } probe 200', async () => {
-    const { hooks } = handler({ v3AuthToken: 'crm-key-123' });
-    const answer = await hooks.handle(post(probe, '/hooks', { authorization: 'Bearer crm-key-123' }));
-    expect(answer.status).toBe(200);
-  });
-
-  it('does not ask v2 deliveries for the crmKey (they carry none)', async () => {
-    const { hooks } = handler({ v3AuthToken: 'crm-key-123' });
-    expect((await hooks.handle(post(messageAdd()))).status).toBe(200);
-  });
-
-  it('with secret, refuses deliveries without the right ?secret= value', async () => {
-    const { hooks, errors } = handler({ secret: 's3cret-value' });
-    expect((await hooks.handle(post(messageAdd(), '/hooks'))).status).toBe(401);
-    expect((await hooks.handle(post(messageAdd(), '/hooks?secret=nope'))).status).toBe(401);
-    expect((await hooks.handle(post(messageAdd(), '/hooks?secret=s3cret-value'))).status).toBe(200);
-    expect(errors.every(([e]) => e instanceof WebhookAuthError)).toBe(true);
-    expect(errors[1]?.[1].request.url).toBe('/hooks?secret=***');
-  });
-
-  it('compares secrets in constant time, by digest', async () => {
-    expect(await secureEquals('abc', 'abc')).toBe(true);
-    expect(await secureEquals('abc', 'abd')).toBe(false);
-    expect(await secureEquals('', 'abc')).toBe(false);
   });
 });
 

@@ -1,9 +1,8 @@
-import { concatBytes } from '../../core/bytes.js';
 import type { WebhookHandler } from '../handler.js';
 import { jsonResponse, type WebhookResponse } from '../http.js';
 
 /** The members of node's IncomingMessage (and Express's Request) the middleware touches. */
-export interface NodeRequestLike extends AsyncIterable<unknown> {
+export interface NodeRequestLike {
   method?: string | undefined;
   url?: string | undefined;
   /** Express keeps the full path here when the middleware is mounted below a prefix. */
@@ -11,7 +10,12 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
   headers: Record<string, string | string[] | undefined>;
   /** Set by a body parser that ran first (express.json, express.text, express.raw). */
   body?: unknown;
+  /** False while the body stream is still unread. */
   readableEnded?: boolean;
+  /** Stream members: the handler reads an unread body itself, bounded in bytes and time. */
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  pipe: unknown;
 }
 
 /** The members of node's ServerResponse the middleware touches. */
@@ -24,6 +28,10 @@ export interface NodeResponseLike {
   writeHead?(status: number, headers: Record<string, string>): unknown;
   /** Sends the body and ends the answer. */
   end(body?: string): unknown;
+  /** True once the answer was sent (by someone else, or the client left). */
+  headersSent?: boolean;
+  /** True once the connection is gone. */
+  destroyed?: boolean;
 }
 
 /** Options of {@link createNodeMiddleware}. */
@@ -32,32 +40,20 @@ export interface NodeMiddlewareOptions {
   path?: string;
 }
 
-const TOO_LARGE = Symbol('too large');
-
-/** Reads the body of an unread stream, stopping at `max` bytes. */
-async function readStream(req: NodeRequestLike, max: number): Promise<Uint8Array | typeof TOO_LARGE> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > max) return TOO_LARGE;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
-    size += bytes.byteLength;
-    if (size > max) return TOO_LARGE; // leaving the loop stops reading
-    chunks.push(bytes);
-  }
-  return concatBytes(chunks, size);
-}
-
-/** A body parser that did not match the content type leaves `{}` (Express 4) or nothing (Express 5). */
-function parsedBody(req: NodeRequestLike): unknown {
+/**
+ * The body as the framework left it: a parser's value, or the request stream itself (read by
+ * the handler after it checked the secret). A parser that did not match the content type leaves
+ * `{}` (Express 4) or nothing (Express 5) and the stream unread.
+ */
+function bodyOf(req: NodeRequestLike): unknown {
   const { body } = req;
-  if (body === undefined) return undefined;
+  if (body === undefined) return req;
   const emptyObject = typeof body === 'object' && body !== null && Object.keys(body).length === 0;
-  return emptyObject && req.readableEnded === false ? undefined : body;
+  return emptyObject && req.readableEnded === false ? req : body;
 }
 
 function send(res: NodeResponseLike, answer: WebhookResponse): void {
+  if (res.headersSent || res.destroyed) return;
   if (typeof res.writeHead === 'function') {
     res.writeHead(answer.status, answer.headers);
   } else {
@@ -68,8 +64,9 @@ function send(res: NodeResponseLike, answer: WebhookResponse): void {
 }
 
 /**
- * A node:http request listener and an Express/Connect middleware at once. Works with no body
- * parser, and after express.json(), express.raw() or express.text().
+ * A node:http request listener and an Express/Connect middleware at once: node:http, Express 4
+ * and 5 (with or without a body parser), NestJS (`@Req()`/`@Res()` or `consumer.apply()`). Never
+ * rejects, whatever the client does mid-body.
  * @example
  * ```ts
  * http.createServer(createNodeMiddleware(hooks)).listen(3000);
@@ -82,21 +79,16 @@ export function createNodeMiddleware(handler: WebhookHandler, options: NodeMiddl
     res: NodeResponseLike,
     next?: (error?: unknown) => void,
   ): Promise<void> => {
-    const url = req.originalUrl ?? req.url ?? '/';
-    if (options.path !== undefined && new URL(url, 'http://localhost').pathname !== options.path) {
-      if (next) return next();
-      return send(res, jsonResponse(404, { error: 'not_found' }));
-    }
-    const method = req.method ?? 'GET';
-    let body = parsedBody(req);
-    if (body === undefined && method.toUpperCase() === 'POST') {
-      const read = await readStream(req, handler.maxBodyBytes);
-      if (read === TOO_LARGE) {
-        // The rest is not read: close the connection rather than drain it.
-        return send(res, jsonResponse(413, { error: 'body_too_large' }, { connection: 'close' }));
+    try {
+      const url = req.originalUrl ?? req.url ?? '/';
+      if (options.path !== undefined && new URL(url, 'http://localhost').pathname !== options.path) {
+        if (next) return next();
+        return send(res, jsonResponse(404, { error: 'not_found' }));
       }
-      body = read;
+      const method = req.method ?? 'GET';
+      send(res, await handler.handle({ method, url, headers: req.headers, body: bodyOf(req) }));
+    } catch {
+      // handle() never throws; this guards a response object that does (a closed socket).
     }
-    send(res, await handler.handle({ method, url, headers: req.headers, body }));
   };
 }

@@ -1,0 +1,113 @@
+import { GatewayError } from '../core/errors.js';
+import { type DedupeStore, MemoryDedupeStore } from './dedupe.js';
+import type { Webhook } from './parse.js';
+
+/**
+ * When the service hears 200, and so what a crash or a failing listener costs:
+ * - `'background'`: at once, listeners run after. A failing listener is reported on 'error' and
+ *   the delivery counts as done (at most once); a crash mid-way loses the delivery.
+ * - `'await'` (serverless): after every listener succeeded. A failing listener gives 500 and
+ *   releases the key, so the service sends the delivery again; a crash gives no 200, likewise.
+ * - a function (a durable queue): after it resolved, for example once the webhook is in BullMQ;
+ *   a worker then calls `hooks.receive(webhook)`. Rejected: 503, and the service sends it again.
+ */
+export type DispatchMode = 'background' | 'await' | ((webhook: Webhook) => Promise<void>);
+
+/** Options of {@link WebhookHandler}. */
+export interface WebhookHandlerOptions {
+  /**
+   * Deliveries must carry `?secret=<value>` in their URL (v2 deliveries have no signature, so this
+   * is what protects them). Compared in constant time.
+   */
+  secret?: string;
+  /** The crmKey: a v3 delivery carrying `Authorization: Bearer <crmKey>` is authenticated by it. */
+  v3AuthToken?: string;
+  /**
+   * Accept deliveries from anyone when neither `secret` nor `v3AuthToken` is set (local
+   * experiments only: anyone who finds the address can then forge a delivery). @default false
+   */
+  allowUnauthenticated?: boolean;
+  /** When the service hears 200 (see {@link DispatchMode}). @default 'background' */
+  dispatch?: DispatchMode;
+  /** `true` is `dispatch: 'await'` (the option of 0.1). */
+  awaitListeners?: boolean;
+  /**
+   * Idempotency keys (v2 `meta.idempotency_key`): `true` keeps them in memory (bounded), `false`
+   * processes every delivery, or a {@link DedupeStore} shared by a fleet. @default true
+   */
+  dedupe?: boolean | DedupeStore;
+  /** How long a processed key is remembered (ms). @default 86400000 (24 hours) */
+  dedupeTtlMs?: number;
+  /** Bodies larger than this are answered 413, and reading stops there (bytes). @default 5 MiB */
+  maxBodyBytes?: number;
+  /** A body not complete within this is answered 408 (ms). @default 10000 */
+  bodyTimeoutMs?: number;
+  /** Time a responder has to reply, under the service's 30 s limit (ms). @default 25000 */
+  replyTimeoutMs?: number;
+  /** Deliveries whose listeners may run in the background at once; past it, 503. @default 10000 */
+  maxPendingDispatches?: number;
+}
+
+/** The options with every default filled in and every figure checked. */
+export interface ResolvedOptions {
+  secret: string | undefined;
+  v3AuthToken: string | undefined;
+  dispatch: DispatchMode;
+  dedupe: DedupeStore | undefined;
+  dedupeTtlMs: number;
+  maxBodyBytes: number;
+  bodyTimeoutMs: number;
+  replyTimeoutMs: number;
+  maxPendingDispatches: number;
+  /** How long a claim lasts before another attempt may take the key over (ms). */
+  leaseMs: number;
+}
+
+/** A positive, finite figure, or a GatewayError naming the option. */
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new GatewayError(`WebhookHandler option ${name} must be a positive number of ${unitOf(name)}`);
+  }
+  return value;
+}
+
+function unitOf(name: string): string {
+  return name.endsWith('Ms') ? 'milliseconds' : name.endsWith('Bytes') ? 'bytes' : 'items';
+}
+
+function dispatchOf(options: WebhookHandlerOptions): DispatchMode {
+  const mode = options.dispatch ?? (options.awaitListeners ? 'await' : 'background');
+  if (mode !== 'background' && mode !== 'await' && typeof mode !== 'function') {
+    throw new GatewayError("WebhookHandler option dispatch must be 'background', 'await' or a function");
+  }
+  return mode;
+}
+
+/** Fills in defaults and refuses what would make an open or broken receiver. */
+export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
+  const secret = options.secret || undefined;
+  const v3AuthToken = options.v3AuthToken || undefined;
+  if (!secret && !v3AuthToken && options.allowUnauthenticated !== true) {
+    throw new GatewayError(
+      'WebhookHandler needs a way to tell real deliveries from forged ones: set `secret` (and subscribe ' +
+        'the URL with ?secret=<value>), or `v3AuthToken` (the crmKey of API v3 deliveries), or pass ' +
+        '`allowUnauthenticated: true` to accept deliveries from anyone.',
+    );
+  }
+  const dedupe = options.dedupe ?? true;
+  const replyTimeoutMs = positive('replyTimeoutMs', options.replyTimeoutMs, 25_000);
+  return {
+    secret,
+    v3AuthToken,
+    dispatch: dispatchOf(options),
+    dedupe: dedupe === true ? new MemoryDedupeStore() : dedupe === false ? undefined : dedupe,
+    dedupeTtlMs: positive('dedupeTtlMs', options.dedupeTtlMs, 86_400_000),
+    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 5 * 1024 * 1024),
+    bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
+    replyTimeoutMs,
+    maxPendingDispatches: positive('maxPendingDispatches', options.maxPendingDispatches, 10_000),
+    // Past the service's own 30 s wait for an answer, an attempt that has not finished is dead.
+    leaseMs: Math.max(60_000, replyTimeoutMs * 2),
+  };
+}

@@ -1,0 +1,132 @@
+import { concatBytes } from '../core/bytes.js';
+
+/**
+ * What reading a delivery's body came to: the body (text, bytes, or a value a framework's parser
+ * made), or why there is none.
+ */
+export type BodyRead =
+  | { kind: 'body'; body: unknown }
+  /** Over `maxBytes`: reading stopped there. */
+  | { kind: 'tooLarge' }
+  /** Not complete within the time allowed. */
+  | { kind: 'timeout' }
+  /** The client went away mid-body (or the stream failed). */
+  | { kind: 'gone' }
+  /** No body to read: nothing was given, or a framework read the stream and kept nothing. */
+  | { kind: 'missing'; consumed: boolean };
+
+/** Bounds of a read. */
+export interface ReadLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+/** The members of a node Readable (IncomingMessage) the reader touches. */
+interface NodeReadable {
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off?(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  pipe: unknown;
+  readableEnded?: boolean;
+  destroyed?: boolean;
+}
+
+const encoder = new TextEncoder();
+
+function isWebStream(body: unknown): body is ReadableStream<Uint8Array> {
+  return typeof (body as ReadableStream | null)?.getReader === 'function';
+}
+
+function isNodeStream(body: unknown): body is NodeReadable {
+  const b = body as NodeReadable | null;
+  return typeof b?.on === 'function' && typeof b.pipe === 'function';
+}
+
+/** Whether a text or bytes body is over `max` bytes. */
+function overLimit(body: unknown, max: number): boolean {
+  if (typeof body === 'string') {
+    if (body.length > max) return true;
+    return body.length * 3 > max && encoder.encode(body).byteLength > max;
+  }
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength > max;
+  return false; // a parsed value was bounded by its parser
+}
+
+/**
+ * Reads a body in whatever form it came: an unread node stream or web `ReadableStream` (read
+ * here, bounded in bytes and in time), text, bytes, or a parsed value. Never throws and never
+ * leaves a rejection or an 'error' event unhandled, whatever the client does mid-body.
+ */
+export function readRequestBody(body: unknown, limits: ReadLimits): Promise<BodyRead> {
+  if (body === undefined || body === null) return Promise.resolve({ kind: 'missing', consumed: false });
+  if (isWebStream(body)) return readWebStream(body, limits);
+  if (isNodeStream(body)) return readNodeStream(body, limits);
+  if (overLimit(body, limits.maxBytes)) return Promise.resolve({ kind: 'tooLarge' });
+  return Promise.resolve({ kind: 'body', body });
+}
+
+function noop(): void {}
+
+function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimits): Promise<BodyRead> {
+  // An 'error' after we stopped listening (a reset during the answer) must not crash the process.
+  stream.on('error', noop);
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve({ kind: 'missing', consumed: true });
+  return new Promise<BodyRead>((resolve) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const finish = (result: BodyRead) => {
+      clearTimeout(timer);
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onGone);
+      stream.removeListener('aborted', onGone);
+      stream.removeListener('close', onGone);
+      resolve(result);
+    };
+    const onData = (chunk: unknown) => {
+      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : (chunk as Uint8Array);
+      size += bytes.byteLength;
+      if (size > maxBytes) return finish({ kind: 'tooLarge' }); // the rest flows on, unread
+      chunks.push(bytes);
+    };
+    const onEnd = () => finish({ kind: 'body', body: concatBytes(chunks, size) });
+    const onGone = () => finish({ kind: 'gone' });
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onGone);
+    stream.on('aborted', onGone);
+    stream.on('close', onGone); // 'end' comes before 'close' when the body was whole
+  });
+}
+
+async function readWebStream(stream: ReadableStream<Uint8Array>, limits: ReadLimits): Promise<BodyRead> {
+  if (stream.locked) return { kind: 'missing', consumed: true };
+  const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), limits.timeoutMs);
+  });
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'timeout') return stop(reader, { kind: 'timeout' });
+      if (next.done) return { kind: 'body', body: concatBytes(chunks, size) };
+      size += next.value.byteLength;
+      if (size > limits.maxBytes) return stop(reader, { kind: 'tooLarge' });
+      chunks.push(next.value);
+    }
+  } catch {
+    return { kind: 'gone' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Cancels the rest of a web stream (never throwing) and returns `result`. */
+function stop(reader: ReadableStreamDefaultReader<Uint8Array>, result: BodyRead): BodyRead {
+  reader.cancel().catch(noop);
+  return result;
+}

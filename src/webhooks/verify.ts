@@ -1,0 +1,49 @@
+import { bearer, header, parseUrl, type WebhookRequest } from './http.js';
+import { SecretMatcher } from './secure-compare.js';
+
+/**
+ * How a delivery proved itself: by the `?secret=` of its URL (any delivery), by the v3 crmKey in
+ * `Authorization: Bearer` (v3 deliveries only, checked once the body is decoded), or not at all
+ * (only a handler built with `allowUnauthenticated`).
+ */
+export type Authentication = 'secret' | 'crmKey' | 'open';
+
+/**
+ * The first step of the pipeline: reads the URL and headers only, never the body, so a sender
+ * without the secret or the crmKey costs no more than its headers.
+ */
+export class Verifier {
+  readonly #secret: SecretMatcher | undefined;
+  readonly #crmKey: SecretMatcher | undefined;
+
+  constructor(secret: string | undefined, crmKey: string | undefined) {
+    this.#secret = secret ? new SecretMatcher(secret) : undefined;
+    this.#crmKey = crmKey ? new SecretMatcher(crmKey) : undefined;
+  }
+
+  /** What a refused request lacked, for the error report. */
+  get expected(): string {
+    const wanted = [
+      this.#secret ? 'the right ?secret= query value' : '',
+      this.#crmKey ? 'the right Authorization: Bearer <crmKey> of a v3 delivery' : '',
+    ].filter(Boolean);
+    return wanted.length > 1 ? `it has neither ${wanted.join(' nor ')}` : `it lacks ${wanted[0]}`;
+  }
+
+  /** How the request is authenticated, or undefined when it is not. */
+  verify(request: Pick<WebhookRequest, 'url' | 'headers'>): Authentication | undefined {
+    if (!this.#secret && !this.#crmKey) return 'open';
+    if (this.#secret?.matches(secretOf(request.url))) return 'secret';
+    const token = bearer(header(request.headers, 'authorization'));
+    if (token !== undefined && this.#crmKey?.matches(token)) return 'crmKey';
+    return undefined;
+  }
+}
+
+function secretOf(url: string): string | null {
+  try {
+    return parseUrl(url).searchParams.get('secret');
+  } catch {
+    return null; // an address that does not parse carries no secret
+  }
+}

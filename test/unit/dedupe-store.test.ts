@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryDedupeStore } from '../../src/webhooks/dedupe.js';
+
+function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {}) {
+  const clock = { now: 0 };
+  return { clock, store: new MemoryDedupeStore(options, () => clock.now) };
+}
+
+describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotten', () => {
+  it('claims a new key, says processing while the lease lives, and lets it go when the lease ends', () => {
+    const { clock, store: s } = store();
+    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+    expect(s.claim('k', 1000)).toEqual({ state: 'processing' });
+    clock.now = 1000; // the holder died: its lease is over
+    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+  });
+
+  it('remembers a completed key with its reply for ttlMs, then forgets it', () => {
+    const { clock, store: s } = store();
+    s.claim('k', 1000);
+    s.complete('k', 60_000, { id: 'crm-1' });
+    clock.now = 59_999;
+    expect(s.claim('k', 1000)).toEqual({ state: 'done', reply: { id: 'crm-1' } });
+    clock.now = 60_000;
+    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+  });
+
+  it('forgets a released key at once', () => {
+    const { store: s } = store();
+    s.claim('k', 1000);
+    s.release('k');
+    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+  });
+
+  it('honours ttlMs as a cap on every key’s life', () => {
+    const { clock, store: s } = store({ ttlMs: 500 });
+    s.claim('k', 1000);
+    s.complete('k', 86_400_000);
+    clock.now = 499;
+    expect(s.claim('k', 1000).state).toBe('done');
+    clock.now = 500;
+    expect(s.claim('k', 1000).state).toBe('claimed');
+    clock.now = 1000; // the lease was capped too
+    expect(s.claim('k', 1000).state).toBe('claimed');
+  });
+
+  it('holds at most maxKeys: the oldest claim goes first', () => {
+    const { store: s } = store({ maxKeys: 3 });
+    for (const k of ['a', 'b', 'c', 'd']) {
+      s.claim(k, 1000);
+      s.complete(k, 60_000);
+    }
+    expect(s.size).toBe(3);
+    expect(s.claim('a', 1000).state).toBe('claimed'); // evicted
+    expect(s.claim('d', 1000).state).toBe('done');
+  });
+
+  it('a key released and claimed again is not evicted by its old slot', () => {
+    const { store: s } = store({ maxKeys: 2 });
+    s.claim('a', 1000);
+    s.release('a');
+    s.claim('a', 1000); // a second slot for a; the first is stale
+    s.claim('b', 1000); // evicts the stale slot, not the live claim
+    expect(s.claim('a', 1000).state).toBe('processing');
+  });
+
+  it('stays bounded under a million keys', () => {
+    const { store: s } = store({ maxKeys: 1000 });
+    for (let i = 0; i < 1_000_000; i++) s.claim(`k${i}`, 1000);
+    expect(s.size).toBe(1000);
+  });
+});

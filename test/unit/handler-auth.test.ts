@@ -1,0 +1,108 @@
+import { describe, expect, it, vi } from 'vitest';
+import { GatewayError, WebhookAuthError } from '../../src/core/errors.js';
+import { WebhookHandler } from '../../src/webhooks/handler.js';
+import { SecretMatcher, secureEquals } from '../../src/webhooks/secure-compare.js';
+import { messageAdd, post } from '../support/deliveries.js';
+import { fixture } from '../support/fixtures.js';
+import { collecting } from '../support/handler.js';
+
+const createDeal = JSON.stringify(fixture('v3', 'createDeal'));
+const contactAdd = JSON.stringify(fixture('v2', 'crm_entities.contact_add'));
+const probe = JSON.stringify({ test: true });
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('A secure default: the constructor needs a way to authenticate', () => {
+  it('throws a GatewayError naming secret, v3AuthToken and allowUnauthenticated', () => {
+    expect(() => new WebhookHandler()).toThrow(GatewayError);
+    expect(() => new WebhookHandler({ secret: '' })).toThrow(
+      /`secret`.*`v3AuthToken`.*allowUnauthenticated/s,
+    );
+  });
+
+  it('builds with a secret, a crmKey, or allowUnauthenticated: true', () => {
+    expect(() => new WebhookHandler({ secret: 's' })).not.toThrow();
+    expect(() => new WebhookHandler({ v3AuthToken: 'k' })).not.toThrow();
+    expect(() => new WebhookHandler({ allowUnauthenticated: true })).not.toThrow();
+  });
+
+  it('refuses figures that are not positive numbers, naming the option', () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new WebhookHandler({ secret: 's', bodyTimeoutMs: bad })).toThrow(/bodyTimeoutMs/);
+      expect(() => new WebhookHandler({ secret: 's', maxBodyBytes: bad })).toThrow(/maxBodyBytes/);
+    }
+    expect(() => new WebhookHandler({ secret: 's', dispatch: 'later' as never })).toThrow(/dispatch/);
+  });
+});
+
+describe('Authenticated: the right ?secret=, or a v3 delivery with the right crmKey', () => {
+  it('with a secret, takes v2 and v3 deliveries carrying it, and refuses others 401', async () => {
+    const { hooks, errors } = collecting({ secret: 's3cret-value' });
+    expect((await hooks.handle(post(messageAdd(), '/hooks'))).status).toBe(401);
+    expect((await hooks.handle(post(messageAdd(), '/hooks?secret=nope'))).status).toBe(401);
+    expect((await hooks.handle(post(messageAdd(), '/hooks?secret=s3cret-value'))).status).toBe(200);
+    expect((await hooks.handle(post(probe, '/hooks?secret=s3cret-value'))).status).toBe(200);
+    expect(errors.map(([e]) => e)).toEqual([expect.any(WebhookAuthError), expect.any(WebhookAuthError)]);
+    expect(errors[1]?.[1].request.url).toBe('/hooks?secret=***');
+    expect(errors[1]?.[0].message).toMatch(/lacks the right \?secret= query value/);
+  });
+
+  it('with only v3AuthToken, refuses every v2 delivery, even a forged one carrying the crmKey', async () => {
+    const { hooks, errors } = collecting({ secret: undefined, v3AuthToken: 'crm-key-123' });
+    const forged = vi.fn();
+    hooks.on('crm_entities.contact_add', forged);
+    hooks.respond('crm_entities.contact_add', forged);
+    expect((await hooks.handle(post(contactAdd))).status).toBe(401);
+    expect((await hooks.handle(post(contactAdd, '/hooks', bearer('crm-key-123')))).status).toBe(401);
+    expect((await hooks.handle(post(messageAdd(), '/hooks', bearer('crm-key-123')))).status).toBe(401);
+    await hooks.drain();
+    expect(forged).not.toHaveBeenCalled();
+    expect(errors.every(([e]) => e instanceof WebhookAuthError)).toBe(true);
+    expect(errors[1]?.[0].message).toMatch(/v2 delivery needs the secret/);
+  });
+
+  it('with only v3AuthToken, takes a v3 delivery with the right Bearer and refuses a wrong one', async () => {
+    const { hooks } = collecting({ secret: undefined, v3AuthToken: 'crm-key-123' });
+    hooks.respond('v3.createDeal', () => ({ id: 1 }));
+    expect((await hooks.handle(post(createDeal, '/hooks', bearer('crm-key-123')))).status).toBe(200);
+    expect((await hooks.handle(post(probe, '/hooks', bearer('crm-key-12')))).status).toBe(401);
+    expect((await hooks.handle(post(probe, '/hooks', bearer('crm-key-1234')))).status).toBe(401);
+    expect((await hooks.handle(post(probe, '/hooks'))).status).toBe(401);
+  });
+
+  it('with both, a v3 delivery needs one of them, a v2 delivery the secret', async () => {
+    const { hooks } = collecting({ secret: 'sec', v3AuthToken: 'key' });
+    expect((await hooks.handle(post(probe, '/hooks?secret=sec'))).status).toBe(200);
+    expect((await hooks.handle(post(probe, '/hooks', bearer('key')))).status).toBe(200);
+    expect((await hooks.handle(post(messageAdd(), '/hooks', bearer('key')))).status).toBe(401);
+  });
+
+  it('refuses before reading the body: a stream that never ends is never touched', async () => {
+    const { hooks } = collecting();
+    let pulled = 0;
+    const body = new ReadableStream({ pull: () => void pulled++ }, { highWaterMark: 0 });
+    const answer = await hooks.handle(post(body, '/hooks?secret=wrong'));
+    expect(answer.status).toBe(401);
+    expect(pulled).toBe(0);
+    expect(body.locked).toBe(false);
+  });
+});
+
+describe('Secrets compared in constant time', () => {
+  it('compares equal values equal and anything else unequal, lengths included', () => {
+    const matcher = new SecretMatcher('abc');
+    expect(matcher.matches('abc')).toBe(true);
+    for (const other of ['abd', '', 'ab', 'abcabc', 'abca', null, undefined])
+      expect(matcher.matches(other)).toBe(false);
+    expect(secureEquals('é', 'é')).toBe(true);
+    expect(secureEquals('', '')).toBe(false);
+  });
+
+  it('never shows the secret when logged or serialized', async () => {
+    const matcher = new SecretMatcher('top-secret');
+    const { inspect } = await import('node:util');
+    expect(JSON.stringify({ matcher })).not.toContain('top-secret');
+    expect(inspect(matcher, { showHidden: true, depth: 5 })).not.toContain('top-secret');
+    const hooks = new WebhookHandler({ secret: 'top-secret', v3AuthToken: 'crm-top' });
+    expect(inspect(hooks, { showHidden: true, depth: 5 })).not.toMatch(/top-secret|crm-top/);
+  });
+});

@@ -1,0 +1,335 @@
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebhookParseError } from '../../src/core/errors.js';
+import { type ClaimResult, type DedupeStore, MemoryDedupeStore } from '../../src/webhooks/dedupe.js';
+import { OUTCOMES } from '../../src/webhooks/outcomes.js';
+import { parseWebhook } from '../../src/webhooks/parse.js';
+import { messageAdd, post } from '../support/deliveries.js';
+import { fixture } from '../support/fixtures.js';
+import { collecting, HOOK_URL } from '../support/handler.js';
+
+const contactAdd = JSON.stringify(fixture('v2', 'crm_entities.contact_add'));
+const to = (body: unknown, headers: Record<string, string> = {}) => post(body, HOOK_URL, headers);
+
+/** A memory store that records what the handler did to each key. */
+function recordingStore(inner: DedupeStore = new MemoryDedupeStore()) {
+  const calls: string[] = [];
+  const store: DedupeStore = {
+    claim: async (key, leaseMs) => {
+      const result = await inner.claim(key, leaseMs);
+      calls.push(`claim:${result.state}`);
+      return result;
+    },
+    complete: async (key, ttlMs, reply) => {
+      calls.push(reply === undefined ? 'complete' : 'complete+reply');
+      await inner.complete(key, ttlMs, reply);
+    },
+    release: async (key) => {
+      calls.push('release');
+      await inner.release(key);
+    },
+  };
+  return { store, calls };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('The outcome table: each row answered as it says, the key treated as it says', () => {
+  it('not a POST: 405 with Allow, no key touched', async () => {
+    const { store, calls } = recordingStore();
+    const { hooks } = collecting({ dedupe: store });
+    const answer = await hooks.handle({ method: 'GET', url: HOOK_URL, headers: {}, body: undefined });
+    expect([answer.status, answer.headers.allow]).toEqual([405, 'POST']);
+    expect(calls).toEqual([]);
+  });
+
+  it('over maxBodyBytes: 413 from the declared length, without reading a byte', async () => {
+    const { hooks } = collecting({ maxBodyBytes: 100 });
+    let pulled = 0;
+    const body = new ReadableStream({ pull: () => void pulled++ }, { highWaterMark: 0 });
+    const answer = await hooks.handle(to(body, { 'content-length': '101' }));
+    expect([answer.status, answer.headers.connection]).toEqual([413, 'close']);
+    expect(pulled).toBe(0);
+  });
+
+  it('over maxBodyBytes with no declared length (chunked): 413, and reading stops at the limit', async () => {
+    const { hooks } = collecting({ maxBodyBytes: 1000 });
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 300;
+        controller.enqueue(new Uint8Array(300));
+      },
+    });
+    expect((await hooks.handle(to(body))).status).toBe(413);
+    expect(sent).toBeLessThanOrEqual(1500); // the limit plus what was queued, never the whole stream
+    expect((await hooks.handle(to('я'.repeat(501)))).status).toBe(413); // 1002 bytes of UTF-8
+  });
+
+  it('a body not complete within bodyTimeoutMs: 408, and the stream is cancelled', async () => {
+    vi.useFakeTimers();
+    const { hooks } = collecting({ bodyTimeoutMs: 10_000 });
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode('{"event":')),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const pending = hooks.handle(to(body));
+    await vi.advanceTimersByTimeAsync(9_999);
+    let status: number | undefined;
+    void pending.then((a) => (status = a.status));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(status).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await pending).status).toBe(408);
+    expect(cancelled).toBe(true);
+  });
+
+  it('a node stream that trickles past bodyTimeoutMs: 408', async () => {
+    vi.useFakeTimers();
+    const { hooks } = collecting({ bodyTimeoutMs: 1_000 });
+    const stream = new PassThrough();
+    const pending = hooks.handle(to(stream));
+    for (let i = 0; i < 5; i++) {
+      stream.write('{');
+      await vi.advanceTimersByTimeAsync(250);
+    }
+    expect((await pending).status).toBe(408);
+    stream.destroy();
+  });
+
+  it('client gone mid-body (a web stream that errors, a node stream destroyed): answered, nothing thrown', async () => {
+    const { hooks, errors } = collecting();
+    const web = new ReadableStream({
+      start: (controller) => {
+        controller.enqueue(new TextEncoder().encode('{"ev'));
+        controller.error(new Error('aborted'));
+      },
+    });
+    expect((await hooks.handle(to(web))).body).toContain('client_gone');
+    const node = new PassThrough();
+    const pending = hooks.handle(to(node));
+    node.write('{"event":"message.add"');
+    node.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    expect((await pending).body).toContain('client_gone');
+    node.emit('error', new Error('a late reset')); // after the read: must not crash
+    expect(errors).toEqual([]);
+  });
+
+  it('no body at all (a framework consumed it): 500 and an error that says so and names the adapters', async () => {
+    const { hooks, errors } = collecting();
+    const consumed = new PassThrough();
+    consumed.end('{}');
+    consumed.resume();
+    await new Promise((r) => consumed.once('end', r));
+    for (const body of [undefined, consumed]) {
+      const answer = await hooks.handle(to(body));
+      expect(answer.status).toBe(500);
+    }
+    expect(errors).toHaveLength(2);
+    expect(errors[0]?.[0].message).toMatch(/a body parser of the framework read it first/);
+    expect(errors[0]?.[0].message).toMatch(/createFastifyPlugin/);
+    expect(errors[0]?.[0].message).not.toMatch(/secret|crmKey/);
+  });
+
+  it('not JSON or not a delivery: 400, reported on "error" with the raw body, no key touched', async () => {
+    const { store, calls } = recordingStore();
+    const { hooks, errors } = collecting({ dedupe: store });
+    for (const body of ['{"event": "message.add", ', new Uint8Array([0xff, 0xfe, 0x7b]), '[]', '{"x":1}']) {
+      expect((await hooks.handle(to(body))).status).toBe(400);
+    }
+    expect(errors.map(([e, c]) => [e instanceof WebhookParseError, c.stage])).toEqual(
+      Array(4).fill([true, 'decode']),
+    );
+    expect(errors[0]?.[1].rawBody).toBe('{"event": "message.add", ');
+    expect(calls).toEqual([]);
+  });
+
+  it('a key already processed: 200, not dispatched again; a CRM request gets its first reply', async () => {
+    const { store, calls } = recordingStore();
+    const { hooks } = collecting({ dedupe: store, dispatch: 'await' });
+    const listener = vi.fn();
+    hooks.on('crm_entities.contact_add', listener);
+    const responder = vi.fn(() => ({ id: 'crm-1', name: 'Alice' }));
+    hooks.respond('crm_entities.contact_add', responder);
+    const first = await hooks.handle(to(contactAdd));
+    const repeat = await hooks.handle(to(contactAdd));
+    expect([first.status, repeat.status]).toEqual([200, 200]);
+    expect(JSON.parse(repeat.body)).toEqual({ id: 'crm-1', name: 'Alice' });
+    expect(responder).toHaveBeenCalledTimes(1);
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(calls).toEqual(['claim:claimed', 'complete+reply', 'claim:done']);
+  });
+
+  it('a key still being processed elsewhere: 409 with Retry-After, the key kept', async () => {
+    const { store, calls } = recordingStore();
+    const { hooks } = collecting({ dedupe: store });
+    let reply!: () => void;
+    hooks.respond(
+      'crm_entities.contact_add',
+      () => new Promise((r) => (reply = () => r({ id: 'c', name: 'A' }))),
+    );
+    const first = hooks.handle(to(contactAdd));
+    await vi.waitFor(() => expect(reply).toBeDefined());
+    const second = await hooks.handle(to(contactAdd));
+    expect([second.status, second.headers['retry-after']]).toEqual([409, '5']);
+    reply();
+    expect((await first).status).toBe(200);
+    expect(calls).toEqual(['claim:claimed', 'claim:processing', 'complete+reply']);
+  });
+
+  it('a CRM reply late: 500, the responder’s signal aborted, the key released so the retry is processed', async () => {
+    const { store, calls } = recordingStore();
+    const { hooks, errors } = collecting({ dedupe: store, replyTimeoutMs: 20 });
+    let signal: AbortSignal | undefined;
+    let late = true;
+    hooks.respond('crm_entities.contact_add', (_event, context) => {
+      signal = context.signal;
+      return late ? new Promise(() => {}) : { id: 'crm-2', name: 'Alice' };
+    });
+    expect((await hooks.handle(to(contactAdd))).status).toBe(500);
+    expect(signal?.aborted).toBe(true);
+    expect(errors[0]?.[1].stage).toBe('respond');
+    late = false;
+    const retry = await hooks.handle(to(contactAdd));
+    expect([retry.status, JSON.parse(retry.body).id]).toEqual([200, 'crm-2']);
+    expect(calls).toEqual(['claim:claimed', 'release', 'claim:claimed', 'complete+reply']);
+  });
+
+  it('maxPendingDispatches reached: 503 with Retry-After before any responder runs, the key released', async () => {
+    const { store, calls } = recordingStore();
+    const { hooks } = collecting({ dedupe: store, maxPendingDispatches: 1 });
+    let release!: () => void;
+    hooks.on('message.add', () => new Promise<void>((r) => (release = r)));
+    const responder = vi.fn(() => ({ id: 'x', name: 'y' }));
+    hooks.respond('crm_entities.contact_add', responder);
+    expect((await hooks.handle(to(messageAdd('busy-1')))).status).toBe(200);
+    const busy = await hooks.handle(to(contactAdd));
+    expect([busy.status, busy.headers['retry-after']]).toEqual([503, '5']);
+    expect(responder).not.toHaveBeenCalled();
+    release();
+    await hooks.drain();
+    expect((await hooks.handle(to(contactAdd))).status).toBe(200);
+    expect(calls).toEqual([
+      'claim:claimed',
+      'complete',
+      'claim:claimed',
+      'release',
+      'claim:claimed',
+      'complete+reply',
+    ]);
+  });
+
+  it("'await' and a listener failed: 500, the key released; the service's next attempt is processed", async () => {
+    const { store, calls } = recordingStore();
+    const { hooks, errors } = collecting({ dedupe: store, dispatch: 'await' });
+    let fail = true;
+    const done: string[] = [];
+    hooks.on('message.add', () => {
+      if (fail) throw new Error('database down');
+      done.push('stored');
+    });
+    const body = messageAdd('await-1');
+    expect((await hooks.handle(to(body))).status).toBe(500);
+    expect(errors[0]?.[1].stage).toBe('listener');
+    fail = false;
+    expect((await hooks.handle(to(body))).status).toBe(200);
+    expect(done).toEqual(['stored']);
+    expect(calls).toEqual(['claim:claimed', 'release', 'claim:claimed', 'complete']);
+  });
+
+  it('awaitListeners: true is dispatch: "await"', async () => {
+    const { hooks } = collecting({ awaitListeners: true });
+    hooks.on('message.add', () => {
+      throw new Error('x');
+    });
+    expect((await hooks.handle(to(messageAdd()))).status).toBe(500);
+  });
+
+  it('a queue function: 200 only after it resolved; rejected: 503 with Retry-After, the key released', async () => {
+    const { store, calls } = recordingStore();
+    const queued: unknown[] = [];
+    let reject = false;
+    const { hooks, errors } = collecting({
+      dedupe: store,
+      dispatch: async (webhook) => {
+        await new Promise((r) => setTimeout(r, 5));
+        if (reject) throw new Error('queue full');
+        queued.push(webhook);
+      },
+    });
+    const listener = vi.fn();
+    hooks.on('message.add', listener);
+    const body = messageAdd('queued-1');
+    expect((await hooks.handle(to(body))).status).toBe(200);
+    expect(queued).toHaveLength(1);
+    expect(listener).not.toHaveBeenCalled(); // the worker runs them, through receive()
+    reject = true;
+    const failed = await hooks.handle(to(messageAdd('queued-2')));
+    expect([failed.status, failed.headers['retry-after']]).toEqual([503, '5']);
+    expect(errors[0]?.[1].stage).toBe('dispatch');
+    expect(calls).toEqual(['claim:claimed', 'complete', 'claim:claimed', 'release']);
+  });
+
+  it('anything unexpected (a store that is down): 500 and "error", never a throw', async () => {
+    const down: DedupeStore = {
+      claim: async (): Promise<ClaimResult> => {
+        throw new Error('ECONNREFUSED');
+      },
+      complete: () => {},
+      release: () => {},
+    };
+    const { hooks, errors } = collecting({ dedupe: down });
+    const answer = await hooks.handle(to(messageAdd()));
+    expect(answer.status).toBe(500);
+    expect(errors[0]?.[1].stage).toBe('dedupe');
+    expect(errors[0]?.[0].message).toMatch(/dedupe store failed: ECONNREFUSED/);
+
+    const { store, calls } = recordingStore();
+    const failingComplete = { ...store, complete: async () => Promise.reject(new Error('write failed')) };
+    const second = collecting({ dedupe: failingComplete });
+    expect((await second.hooks.handle(to(messageAdd()))).status).toBe(500);
+    expect(calls).toEqual(['claim:claimed', 'release']);
+  });
+
+  it('every row of the table is one of these answers', () => {
+    const rows = Object.fromEntries(
+      Object.entries(OUTCOMES).map(([name, row]) => [name, [row.status, row.key]]),
+    );
+    expect(rows).toEqual({
+      methodNotAllowed: [405, 'none'],
+      unauthorized: [401, 'none'],
+      tooLarge: [413, 'none'],
+      bodyTimeout: [408, 'none'],
+      clientGone: [400, 'none'],
+      bodyMissing: [500, 'none'],
+      invalid: [400, 'none'],
+      duplicate: [200, 'kept'],
+      processing: [409, 'kept'],
+      accepted: [200, 'done'],
+      replyFailed: [500, 'released'],
+      busy: [503, 'released'],
+      listenerFailed: [500, 'released'],
+      queueFailed: [503, 'released'],
+      unexpected: [500, 'released'],
+    });
+  });
+});
+
+describe('receive(): what a queue worker calls', () => {
+  it('runs the listeners of a decoded webhook, and rejects (retryable) when one failed', async () => {
+    const { hooks, errors } = collecting();
+    const seen: string[] = [];
+    hooks.on('message.add', (w) => void seen.push(w.data[0]?.text ?? ''));
+    const webhook = JSON.parse(JSON.stringify(parseWebhook(messageAdd('r-1', 'from the queue'))));
+    await hooks.receive(webhook);
+    expect(seen).toEqual(['from the queue']);
+    hooks.on('webhook', () => Promise.reject(new Error('flaky')));
+    await expect(hooks.receive(webhook)).rejects.toMatchObject({ retryable: true, message: /flaky/ });
+    expect(errors.map(([, c]) => c.stage)).toEqual(['listener']);
+  });
+});
