@@ -3,6 +3,7 @@
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
 import { overheadBench } from './overhead.js';
+import { refuseBench } from './refuse.js';
 import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> = {
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   limiter: limiterBench,
   decode: decodeBench,
   webhooks: webhooksBench,
+  refuse: refuseBench,
 };
 
 const only = process.argv.slice(2);

@@ -13,7 +13,8 @@ const bare = createServer(async (req, res) => {
   parsed++;
   res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
 });
-const hooks = new WebhookHandler();
+// As production runs it: a secret, checked on every delivery.
+const hooks = new WebhookHandler({ secret: 'bench-secret-of-some-length' });
 let dispatched = 0;
 hooks.on('message.add', () => void dispatched++);
 const sdk = createServer(createNodeMiddleware(hooks));

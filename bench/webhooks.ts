@@ -1,5 +1,6 @@
 // Deliveries per second through createNodeMiddleware vs a bare node:http handler that only
-// reads and JSON.parses the body, same load (concurrency 50, unique keys), in one run (issue #5).
+// reads and JSON.parses the body, same load (concurrency 50, unique keys), in one run. Deliveries
+// go to /hooks?secret=…, as production sends them.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
@@ -17,7 +18,7 @@ function post(port: number, body: string): Promise<number> {
         host: '127.0.0.1',
         port,
         method: 'POST',
-        path: '/',
+        path: '/hooks?secret=bench-secret-of-some-length',
         agent,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
@@ -66,9 +67,9 @@ export async function webhooksBench(): Promise<{ lines: string[]; ok: boolean }>
     return {
       lines: [
         `webhooks: deliveries/s at concurrency 50 — bare node:http + JSON.parse ${bare.toFixed(0)}, createNodeMiddleware ${sdk.toFixed(0)}`,
-        verdict('createNodeMiddleware / bare', `${ratio.toFixed(2)}×`, ratio >= 0.8, '≥ 0.8×'),
+        verdict('createNodeMiddleware (secret set) / bare', `${ratio.toFixed(2)}×`, ratio >= 0.9, '≥ 0.9×'),
       ],
-      ok: ratio >= 0.8,
+      ok: ratio >= 0.9,
     };
   } finally {
     agent.destroy();

@@ -1,13 +1,18 @@
 // An Express server that receives the gateway's webhooks: logs every event kind with its narrowed
 // fields, answers the CRM requests, and protects itself with a secret (v2 and v3) and the crmKey
 // (v3). With WEBHOOK_PORT set it serves until stopped; otherwise it sends itself a few sample
-// deliveries, prints what it received, and exits.
+// deliveries, prints what it received, and exits. WEBHOOK_DISPATCH=await answers only after the
+// listeners succeeded (at-least-once: a failure or a crash makes the service send it again).
 import express from 'express';
 import { createNodeMiddleware, isInbound, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 
 const secret = process.env.WEBHOOK_SECRET ?? 'example-secret';
 const crmKey = process.env.CRM_KEY ?? 'example-crm-key';
-const hooks = new WebhookHandler({ secret, v3AuthToken: crmKey });
+const hooks = new WebhookHandler({
+  secret, // deliveries must come to …/hooks?secret=<secret>; without secret or crmKey the constructor throws
+  v3AuthToken: crmKey,
+  dispatch: process.env.WEBHOOK_DISPATCH === 'await' ? 'await' : 'background',
+});
 
 hooks.on('message.add', ({ data }) => {
   for (const m of data)
@@ -43,10 +48,12 @@ hooks.on('error', (error, { stage, rawBody }) =>
 );
 
 // The service asks the CRM to create contacts and deals; the reply is checked before it is sent.
-hooks.respond('crm_entities.contact_add', async ({ data }) => ({
-  id: `crm-contact-${Date.now()}`,
-  name: data[0]?.name ?? 'New contact',
-}));
+// A repeat of a request already answered gets the same reply without the responder running again;
+// `signal` aborts when the reply is no longer wanted (past replyTimeoutMs), so stop there.
+hooks.respond('crm_entities.contact_add', async ({ data }, { signal }) => {
+  signal.throwIfAborted();
+  return { id: `crm-contact-${Date.now()}`, name: data[0]?.name ?? 'New contact' };
+});
 hooks.respond('crm_entities.deal_add', async ({ data }) => ({
   id: `crm-deal-${Date.now()}`,
   contacts: data[0]?.contacts ?? [],
@@ -121,4 +128,6 @@ async function sendSamples(url: string) {
   console.log(`  v3 probe: ${v3.status}`);
   const refused = await fetch(url.replace(secret, 'wrong'), { method: 'POST', body: JSON.stringify(v2[0]) });
   console.log(`  without the secret: ${refused.status}`);
+  const again = await fetch(url, { method: 'POST', body: JSON.stringify(v2[2]) });
+  console.log(`  the contact_add again (the service retries): ${again.status} ${await again.text()}`);
 }

@@ -11,7 +11,7 @@ import type { Webhook } from './parse.js';
  * - a function (a durable queue): after it resolved, for example once the webhook is in BullMQ;
  *   a worker then calls `hooks.receive(webhook)`. Rejected: 503, and the service sends it again.
  */
-export type DispatchMode = 'background' | 'await' | ((webhook: Webhook) => Promise<void>);
+export type DispatchMode = 'background' | 'await' | ((webhook: Webhook) => Promise<unknown>);
 
 /** Options of {@link WebhookHandler}. */
 export interface WebhookHandlerOptions {

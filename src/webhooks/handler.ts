@@ -217,7 +217,10 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   /** Runs the listeners of the delivery's kind and of 'webhook'; reports each failure. */
   async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<unknown[]> {
     const name = eventName(webhook);
-    const listeners = [...this.listeners(name), ...this.listeners('webhook')] as AnyListener[];
+    const own = this.listeners(name) as AnyListener[];
+    const listeners = this.listenerCount('webhook')
+      ? [...own, ...(this.listeners('webhook') as AnyListener[])]
+      : own;
     const failures = await runListeners(listeners, webhook);
     for (const failure of failures) {
       const error = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(failure)}`, {

@@ -15,28 +15,62 @@ export interface WebhookResponse {
   body: string;
 }
 
+const encoder = new TextEncoder();
+
 /** A JSON answer. */
 export function jsonResponse(
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): WebhookResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+  const text = JSON.stringify(body);
+  // A known length lets node send the answer in one write instead of chunked.
+  const length = String(encoder.encode(text).byteLength);
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'content-length': length, ...headers },
+    body: text,
+  };
 }
 
 /** One header, whatever the shape of the headers (name case-insensitive). */
 export function header(headers: WebhookRequest['headers'], name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   const lower = name.toLowerCase();
+  const direct = (headers as Record<string, string | string[] | undefined>)[lower]; // node's own spelling
+  if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : direct;
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === lower) return Array.isArray(value) ? value.join(', ') : value;
   }
   return undefined;
 }
 
-/** The parsed address of a request, whether `url` is a path or a full address. */
-export function parseUrl(url: string): URL {
-  return new URL(url || '/', 'http://localhost');
+/**
+ * The first value of `name` in the query of `url` (a path or a full address), decoded as
+ * URLSearchParams decodes it; null when absent. Reads the query only: cheaper than parsing the
+ * whole address on every delivery.
+ */
+export function queryValue(url: string, name: string): string | null {
+  const start = url.indexOf('?');
+  if (start < 0) return null;
+  const end = url.indexOf('#', start);
+  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    if (decodeQuery(key) === name) return decodeQuery(eq < 0 ? '' : pair.slice(eq + 1));
+  }
+  return null;
+}
+
+function decodeQuery(part: string): string {
+  const spaced = part.includes('+') ? part.replaceAll('+', ' ') : part;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return new URLSearchParams(`x=${part}`).get('x') ?? ''; // malformed escapes, as URL reads them
+  }
 }
 
 /** The address with the `secret` query value masked, for error reports. */

@@ -1,4 +1,4 @@
-import { bearer, header, parseUrl, type WebhookRequest } from './http.js';
+import { bearer, header, queryValue, type WebhookRequest } from './http.js';
 import { SecretMatcher } from './secure-compare.js';
 
 /**
@@ -33,17 +33,9 @@ export class Verifier {
   /** How the request is authenticated, or undefined when it is not. */
   verify(request: Pick<WebhookRequest, 'url' | 'headers'>): Authentication | undefined {
     if (!this.#secret && !this.#crmKey) return 'open';
-    if (this.#secret?.matches(secretOf(request.url))) return 'secret';
+    if (this.#secret?.matches(queryValue(request.url, 'secret'))) return 'secret';
     const token = bearer(header(request.headers, 'authorization'));
     if (token !== undefined && this.#crmKey?.matches(token)) return 'crmKey';
     return undefined;
-  }
-}
-
-function secretOf(url: string): string | null {
-  try {
-    return parseUrl(url).searchParams.get('secret');
-  } catch {
-    return null; // an address that does not parse carries no secret
   }
 }

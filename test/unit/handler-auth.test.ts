@@ -106,3 +106,27 @@ describe('Secrets compared in constant time', () => {
     expect(inspect(hooks, { showHidden: true, depth: 5 })).not.toMatch(/top-secret|crm-top/);
   });
 });
+
+describe('The secret is read from the query as URLSearchParams reads it', () => {
+  it('agrees with URLSearchParams on encoded, repeated, odd and missing values', async () => {
+    const { queryValue } = await import('../../src/webhooks/http.js');
+    const urls = [
+      '/h?secret=a%20b',
+      '/h?secret=a+b',
+      '/h?x=1&secret=s&secret=t',
+      '/h?secret',
+      '/h?secret=%E0%A4%A',
+      '/h?sec%72et=v',
+      '/h#secret=no',
+      '/h?a=1#x&secret=no',
+      'https://crm.example/hooks?secret=%F0%9F%94%91',
+      '/h',
+      '/h?=&&secret==x',
+    ];
+    for (const url of urls) {
+      expect(queryValue(url, 'secret'), url).toBe(
+        new URL(url, 'http://localhost').searchParams.get('secret'),
+      );
+    }
+  });
+});
