@@ -65,7 +65,7 @@ export {
   v3TemplateStatus,
 } from './schemas/events-v3.js';
 export * from './schemas/replies.js';
-export { createFetchHandler } from './webhooks/adapters/fetch.js';
+export { createFetchHandler, type FetchContextLike } from './webhooks/adapters/fetch.js';
 export {
   createNodeMiddleware,
   type NodeMiddlewareOptions,
@@ -88,7 +88,7 @@ export type {
   WebhookEvents,
 } from './webhooks/events.js';
 export { isInbound, isOutbound } from './webhooks/guards.js';
-export { WebhookHandler } from './webhooks/handler.js';
+export { type HandleOptions, WebhookHandler } from './webhooks/handler.js';
 export type { DispatchMode, WebhookHandlerOptions } from './webhooks/handler-options.js';
 export type { WebhookRequest, WebhookResponse } from './webhooks/http.js';
 export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/outcomes.js';

@@ -18,9 +18,19 @@ import { readRequestBody } from './read-body.js';
 import { responderKind, runResponder } from './respond.js';
 import { type Authentication, Verifier } from './verify.js';
 
+/** Options of one {@link WebhookHandler.handle} call. */
+export interface HandleOptions {
+  /**
+   * Keeps the runtime alive for work after the answer (background listeners): Cloudflare Workers'
+   * `ctx.waitUntil`, Vercel's `waitUntil`. Without it such a runtime may stop them mid-way.
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
 /** Where a delivery stands as it goes through the pipeline; the error reports read it. */
 interface Delivery {
   context: Omit<ErrorContext, 'stage'>;
+  waitUntil: HandleOptions['waitUntil'];
   /** The idempotency key this delivery holds a claim on, once it holds one. */
   claimedKey?: string;
 }
@@ -104,8 +114,11 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   }
 
   /** Handles one delivery: the framework-free core behind every adapter. Never throws. */
-  async handle(request: WebhookRequest): Promise<WebhookResponse> {
-    const delivery: Delivery = { context: { request: { method: request.method, url: request.url } } };
+  async handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
+    const delivery: Delivery = {
+      context: { request: { method: request.method, url: request.url } },
+      waitUntil: options.waitUntil,
+    };
     let ending: Ending;
     try {
       ending = await this.#run(request, delivery);
@@ -200,7 +213,8 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       }
     }
     if (mode === 'background') {
-      this.#background.start(() => this.#dispatch(webhook, delivery.context).then(() => {}));
+      const task = this.#background.start(() => this.#dispatch(webhook, delivery.context).then(() => {}));
+      delivery.waitUntil?.(task);
     } else if (mode === 'await') {
       if ((await this.#dispatch(webhook, delivery.context)).length > 0) return { outcome: 'listenerFailed' };
     } else {

@@ -52,3 +52,28 @@ describe('__proto__ and friends reach no prototype', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('createFetchHandler: waitUntil keeps background listeners alive (Workers, Vercel)', () => {
+  it('hands the background dispatch to context.waitUntil, or to the third argument (Workers: env, ctx)', async () => {
+    const { hooks } = collecting();
+    let finished = false;
+    hooks.on('message.add', async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      finished = true;
+    });
+    const kept: Promise<unknown>[] = [];
+    const ctx = {
+      waitUntil(promise: Promise<unknown>) {
+        expect(this).toBe(ctx); // called bound, as workerd requires
+        kept.push(promise);
+      },
+    };
+    const handle = createFetchHandler(hooks);
+    expect((await handle(request(messageAdd()), ctx)).status).toBe(200);
+    expect((await handle(request(messageAdd()), { env: 1 }, ctx)).status).toBe(200);
+    expect(kept).toHaveLength(2);
+    expect(finished).toBe(false);
+    await Promise.all(kept);
+    expect(finished).toBe(true);
+  });
+});
