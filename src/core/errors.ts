@@ -192,13 +192,16 @@ export class WebhookParseError extends GatewayError {
   override name = 'WebhookParseError';
   /** Every structural problem found, each with its path. */
   readonly issues: Issue[];
-  /** The body as it arrived, so nothing is lost (string when it was text or bytes). */
-  readonly rawBody: unknown;
+  /**
+   * The body as it arrived, so nothing is lost (string when it was text or bytes). Not enumerable:
+   * `JSON.stringify(error)` and loggers leave it out, since it holds phones and texts.
+   */
+  declare readonly rawBody: unknown;
 
   constructor(issues: Issue[], rawBody: unknown, options: GatewayErrorOptions = {}) {
     super(`Webhook body could not be decoded: ${summarize(issues)}`, options);
     this.issues = issues;
-    this.rawBody = rawBody;
+    Object.defineProperty(this, 'rawBody', { value: rawBody, enumerable: false });
   }
 }
 

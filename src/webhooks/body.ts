@@ -16,7 +16,9 @@ function parseText(text: string): ReadBody {
   try {
     return { ok: true, value: JSON.parse(clean), raw: text };
   } catch (cause) {
-    const message = `the body is not JSON (${(cause as Error).message})`;
+    // The engine's message quotes the body; only its position is kept (no value of a delivery).
+    const at = /position (\d+)/.exec((cause as Error).message)?.[1];
+    const message = at === undefined ? 'the body is not JSON' : `the body is not JSON (at character ${at})`;
     return { ok: false, error: new WebhookParseError([{ path: [], message }], text, { cause }) };
   }
 }

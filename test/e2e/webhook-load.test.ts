@@ -9,7 +9,7 @@ describe('Load on loopback (bounded: 5,000 deliveries)', () => {
   it('dispatches every unique idempotency key exactly once at concurrency 50 with 10 % repeats', {
     timeout: 60_000,
   }, async () => {
-    const hooks = new WebhookHandler({ allowUnauthenticated: true });
+    const hooks = new WebhookHandler({ secret: 'load-secret' });
     const calls = new Map<string, number>();
     hooks.on('message.add', async (w) => {
       await new Promise((r) => setImmediate(r)); // listeners run after the answer
@@ -25,7 +25,7 @@ describe('Load on loopback (bounded: 5,000 deliveries)', () => {
     const worker = async () => {
       while (next < deliveries.length) {
         const key = deliveries[next++] as string;
-        const res = await fetch(`${server.url}/hooks`, {
+        const res = await fetch(`${server.url}/hooks?secret=load-secret`, {
           method: 'POST',
           body: messageAdd(key),
           headers: { 'content-type': 'application/json' },
