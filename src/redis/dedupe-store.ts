@@ -53,10 +53,14 @@ export class RedisDedupeStore implements DedupeStore {
   /** Claims `key` for `leaseMs` unless it is claimed or done; one Redis round trip, atomic. */
   async claim(key: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
-    const reply = (await this.#redis.eval(claimScript, [this.prefix + key], [token, Math.ceil(leaseMs)])) as [
-      string,
-      string?,
-    ];
+    const reply = (await this.#redis
+      .eval(claimScript, [this.prefix + key], [token, Math.ceil(leaseMs)])
+      .catch((error: unknown) => {
+        // The claim may still run late (a client queueing commands while it reconnects): this
+        // release, sent after it on the same connection, takes it back.
+        void this.#redis.eval(releaseScript, [this.prefix + key], [token]).catch(() => {});
+        throw error;
+      })) as [string, string?];
     if (reply[0] === 'claimed') {
       if (this.#held.size >= this.maxHeld) this.#held.delete(this.#held.keys().next().value as string);
       this.#held.set(key, token);

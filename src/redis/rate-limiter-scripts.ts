@@ -60,3 +60,15 @@ if now + ms > hold then redis.call('SET', KEYS[1], now + ms, 'PX', ms) end
 return 1
 `,
 );
+
+/**
+ * KEYS: the slot log. ARGV: member prefix, count. Takes back the slots of an acquire whose answer
+ * never arrived: a client that queues commands while it reconnects runs that acquire late, and
+ * this, sent after it on the same connection, runs after it.
+ */
+export const cancelScript = script(
+  'rate limiter cancel',
+  `for i = 1, tonumber(ARGV[2]) do redis.call('ZREM', KEYS[1], ARGV[1] .. ':' .. i) end
+return 1
+`,
+);

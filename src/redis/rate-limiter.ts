@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection } from './connection.js';
 import type { RateLimiterLike, Release } from './contracts.js';
-import { acquireScript, pauseScript, releaseScript } from './rate-limiter-scripts.js';
+import { acquireScript, cancelScript, pauseScript, releaseScript } from './rate-limiter-scripts.js';
 
 /** Options of {@link redisRateLimiter}. */
 export interface RedisRateLimiterOptions extends RedisCallOptions {
@@ -136,6 +136,7 @@ export class RedisRateLimiter implements RateLimiterLike {
       )) as [number, number];
       [granted, waitMs] = reply.map(Number) as [number, number];
     } catch (error) {
+      void this.#redis.eval(cancelScript, [this.#slots], [member, wanted]).catch(() => {});
       // Those this call asked for fail fast (retryable); the rest ask again.
       for (const waiter of [...this.#waiting].slice(0, wanted)) this.#settle(waiter).reject(error);
       return;
