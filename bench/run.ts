@@ -3,11 +3,13 @@
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
 import { overheadBench } from './overhead.js';
+import { redisLimiterBench } from './redis-limiter.js';
 import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> = {
   overhead: overheadBench,
   limiter: limiterBench,
+  'redis-limiter': redisLimiterBench,
   decode: decodeBench,
   webhooks: webhooksBench,
 };
