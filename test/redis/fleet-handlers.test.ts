@@ -18,35 +18,38 @@ describe.skipIf(skipRedis || needsIssue9)('two handlers sharing redisDedupeStore
   });
   afterAll(() => server?.stop());
 
-  it.each(CLIENTS)('the same 200 deliveries to both at once: each key dispatched exactly once (%s)', async (kind) => {
-    const clients = await Promise.all([connectClient(kind, server.url), connectClient(kind, server.url)]);
-    try {
-      const dispatched = new Map<string, number>();
-      const handlers = clients.map(({ redis }) => {
-        const hooks = new WebhookHandler({
-          secret: 's',
-          dispatch: 'await',
-          dedupe: redisDedupeStore(redis, { prefix: `h:${kind}:` }),
+  it.each(CLIENTS)(
+    'the same 200 deliveries to both at once: each key dispatched exactly once (%s)',
+    async (kind) => {
+      const clients = await Promise.all([connectClient(kind, server.url), connectClient(kind, server.url)]);
+      try {
+        const dispatched = new Map<string, number>();
+        const handlers = clients.map(({ redis }) => {
+          const hooks = new WebhookHandler({
+            secret: 's',
+            dispatch: 'await',
+            dedupe: redisDedupeStore(redis, { prefix: `h:${kind}:` }),
+          });
+          hooks.on('message.add', async (event) => {
+            const key = event.meta.idempotency_key as string;
+            dispatched.set(key, (dispatched.get(key) ?? 0) + 1);
+            await new Promise((resolve) => setTimeout(resolve, 5)); // still processing when the twin arrives
+          });
+          return hooks;
         });
-        hooks.on('message.add', async (event) => {
-          const key = event.meta.idempotency_key as string;
-          dispatched.set(key, (dispatched.get(key) ?? 0) + 1);
-          await new Promise((resolve) => setTimeout(resolve, 5)); // still processing when the twin arrives
-        });
-        return hooks;
-      });
-      const bodies = Array.from({ length: 200 }, (_, i) => messageAdd(`key-${kind}-${i}`));
-      const answers = await Promise.all(
-        bodies.flatMap((body) => handlers.map((hooks) => hooks.handle(post(body, '/hooks?secret=s')))),
-      );
-      expect(dispatched.size).toBe(200);
-      expect([...dispatched.values()].every((count) => count === 1)).toBe(true);
-      // the twin of each is answered 200 (done) or 409 (still processing): never dispatched again
-      for (const answer of answers) expect([200, 409]).toContain(answer.status);
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-    }
-  });
+        const bodies = Array.from({ length: 200 }, (_, i) => messageAdd(`key-${kind}-${i}`));
+        const answers = await Promise.all(
+          bodies.flatMap((body) => handlers.map((hooks) => hooks.handle(post(body, '/hooks?secret=s')))),
+        );
+        expect(dispatched.size).toBe(200);
+        expect([...dispatched.values()].every((count) => count === 1)).toBe(true);
+        // the twin of each is answered 200 (done) or 409 (still processing): never dispatched again
+        for (const answer of answers) expect([200, 409]).toContain(answer.status);
+      } finally {
+        await Promise.all(clients.map((c) => c.close()));
+      }
+    },
+  );
 
   it('Redis unreachable: the delivery gets a 5xx, never a 200 that loses it', async () => {
     const redis = new Redis(server.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
