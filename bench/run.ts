@@ -3,12 +3,14 @@
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
 import { overheadBench } from './overhead.js';
+import { redisLimiterBench } from './redis-limiter.js';
 import { refuseBench } from './refuse.js';
 import { webhooksBench } from './webhooks.js';
 
 const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> = {
   overhead: overheadBench,
   limiter: limiterBench,
+  'redis-limiter': redisLimiterBench,
   decode: decodeBench,
   webhooks: webhooksBench,
   refuse: refuseBench,

@@ -1,6 +1,6 @@
 // Installs the packed tarball into a scratch project and uses it as a user would:
-// `import` and `require` of each entry, one copy of every class across entries, and the
-// /webhooks entry loading no ky (DESIGN.md, Entry points).
+// `import` and `require` of each entry, one copy of every class across entries, the /webhooks
+// entry loading no ky, and the /redis entry loading no Redis client (DESIGN.md, Entry points).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,9 @@ try {
     assert.equal(typeof main.GatewayClient, 'function');
     assert.equal(hooks.WebhookParseError, main.WebhookParseError);
     assert.ok(new hooks.WebhookParseError([], '') instanceof main.GatewayError);
+    const redis = await import('messaging-gateway-sdk/redis');
+    assert.equal(typeof redis.redisRateLimiter, 'function');
+    assert.throws(() => redis.redisDedupeStore({}), main.GatewayError);
     console.log('esm: ok');
   `;
   const cjs = `
@@ -32,6 +35,9 @@ try {
     assert.equal(typeof main.GatewayClient, 'function');
     assert.equal(hooks.WebhookParseError, main.WebhookParseError);
     assert.ok(new hooks.WebhookParseError([], '') instanceof main.GatewayError);
+    const redis = require('messaging-gateway-sdk/redis');
+    assert.equal(typeof redis.redisDeliveryStore, 'function');
+    assert.throws(() => redis.redisRateLimiter({}, { key: 'k' }), main.GatewayError);
     // ky is ESM-only: the CJS build loads it through require(esm) (Node >= 22.12).
     const client = new main.GatewayClient({ baseUrl: 'http://127.0.0.1:9', token: 't' });
     assert.equal(typeof client.messages.send, 'function');
@@ -44,6 +50,14 @@ try {
     console.log('webhooks entry loaded ky:', loaded.some((u) => u.includes('/ky/')));
     if (loaded.some((u) => u.includes('/ky/'))) process.exit(1);
   `;
+  // The /redis entry must load no Redis client of its own (the user passes theirs in).
+  const noRedisClient = `
+    await import('messaging-gateway-sdk/redis');
+    const loaded = [...(globalThis.__loaded ?? [])];
+    const clients = loaded.filter((u) => ['/ioredis/', '/redis/', '/@redis/'].some((p) => u.includes('/node_modules' + p)));
+    console.log('redis entry loaded a Redis client:', clients.length > 0);
+    if (clients.length > 0) process.exit(1);
+  `;
   const hook = `
     import { registerHooks } from 'node:module';
     globalThis.__loaded = new Set();
@@ -53,15 +67,19 @@ try {
   writeFileSync(join(dir, 'cjs.cjs'), cjs);
   writeFileSync(join(dir, 'hook.mjs'), hook);
   writeFileSync(join(dir, 'no-ky.mjs'), noKy);
+  writeFileSync(join(dir, 'no-redis-client.mjs'), noRedisClient);
   for (const [file, args] of [
     ['esm.mjs', []],
     ['cjs.cjs', []],
     ['no-ky.mjs', ['--import', './hook.mjs']],
+    ['no-redis-client.mjs', ['--import', './hook.mjs']],
   ]) {
     execFileSync(process.execPath, [...args, file], { cwd: dir, stdio: 'inherit' });
   }
   const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/messaging-gateway-sdk/package.json'), 'utf8'));
-  console.log(`packed ${pkg.name}@${pkg.version}: import, require and /webhooks without ky all pass`);
+  console.log(
+    `packed ${pkg.name}@${pkg.version}: import, require, /webhooks without ky and /redis without a Redis client all pass`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -20,6 +20,7 @@ export * from './schemas/keyboards.js';
 export { type Lenient, lenientEnum } from './schemas/lenient.js';
 export * from './schemas/messages.js';
 export * from './schemas/subscriptions.js';
+export type { DeliveryFeed, DeliveryStore, StatusEntry } from './tracking/delivery-store.js';
 export {
   DeliveryTracker,
   type DeliveryTrackerEvents,

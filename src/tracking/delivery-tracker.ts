@@ -2,15 +2,22 @@ import { EventEmitter } from 'eventemitter3';
 import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { WebhookHandler } from '../webhooks/handler.js';
+import type { DeliveryStore, StatusEntry } from './delivery-store.js';
 import { type DeliveryStatus, type FinalStatus, rankOf } from './status-order.js';
 import { StatusStore } from './status-store.js';
 
 /** Options of {@link DeliveryTracker}. */
 export interface DeliveryTrackerOptions {
-  /** Messages remembered at most; the oldest go first. @default 10000 */
+  /** Messages remembered at most (in this process); the oldest go first. @default 10000 */
   maxEntries?: number;
   /** How long a status is kept for a `waitFor` that comes late (ms). @default 600000 (10 minutes) */
   retainMs?: number;
+  /**
+   * Where statuses are kept. The default is in memory, for one process; a shared store such as
+   * `redisDeliveryStore(redis)` lets a `waitFor` on one instance resolve when the status reaches
+   * any instance (its own `retainMs` then bounds the shared statuses' age).
+   */
+  store?: DeliveryStore;
 }
 
 /** Options of {@link DeliveryTracker.waitFor}. */
@@ -30,10 +37,14 @@ export interface DeliveryTrackerEvents {
 }
 
 interface Waiter {
+  id: string;
   until: number;
   resolve: (update: MessageStatusUpdate) => void;
   reject: (error: unknown) => void;
 }
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as Promise<T> | undefined)?.then === 'function';
 
 /**
  * Joins the asynchronous halves of a send: `messages.send` returns a `request_id`, and the
@@ -47,22 +58,32 @@ interface Waiter {
  * const { request_id } = await client.messages.send(message);
  * const update = await tracker.waitFor(request_id, { until: 'delivered', timeoutMs: 60_000 });
  * ```
+ * A fleet shares a store: `new DeliveryTracker({ store: redisDeliveryStore(redis) })` (from
+ * `messaging-gateway-sdk/redis`).
  */
 export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
-  readonly #store: StatusStore;
+  readonly #store: DeliveryStore;
+  // What this process has seen: the store itself when it is the in-memory one; else a mirror fed
+  // by this process's statuses and the shared store's feed (for statusOf and time-out errors).
+  readonly #seen: StatusStore;
   readonly #waiters = new Map<string, Set<Waiter>>();
+  #subscribed: Promise<void> | undefined;
   #detach: (() => void) | undefined;
 
   constructor(options: DeliveryTrackerOptions = {}) {
     super();
-    this.#store = new StatusStore(options.maxEntries ?? 10_000, options.retainMs ?? 600_000);
+    this.#seen = new StatusStore(options.maxEntries ?? 10_000, options.retainMs ?? 600_000);
+    this.#store = options.store ?? this.#seen;
   }
 
   /** Listens to a handler's message.status_update deliveries. Returns the tracker, for chaining. */
   attach(handler: WebhookHandler): this {
     this.detach();
+    // With a shared store the listener's promise fails when the status could not be stored, so
+    // the delivery is not answered 200 (and the service sends it again).
     const listener = (event: { data: MessageStatusUpdate[] }) => {
-      for (const update of event.data) this.observe(update);
+      const pending = event.data.map((update) => this.observe(update)).filter(isPromise);
+      return pending.length ? Promise.all(pending).then(() => {}) : undefined;
     };
     handler.on('message.status_update', listener);
     this.#detach = () => handler.off('message.status_update', listener);
@@ -75,15 +96,31 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     this.#detach = undefined;
   }
 
-  /** Feeds one status update (done by `attach`; call it yourself for updates from elsewhere). */
-  observe(update: MessageStatusUpdate): void {
-    const entry = this.#store.record(update);
+  /**
+   * Feeds one status update (done by `attach`; call it yourself for updates from elsewhere).
+   * With a shared store it returns a promise that settles once the status is stored and
+   * published (and rejects with a retryable GatewayError when the store is unreachable).
+   */
+  observe(update: MessageStatusUpdate): void | Promise<void> {
+    const recorded = this.#store.record(update);
+    if (isPromise(recorded)) return recorded.then((entry) => this.#recorded(update, entry));
+    this.#recorded(update, recorded);
+  }
+
+  #recorded(update: MessageStatusUpdate, entry: StatusEntry | undefined): void {
     if (!entry) return; // neither a request id nor a known message id: nothing to join it to
     // Waiters first: a 'status' listener that throws must never keep a waiter from settling.
-    const waiters = this.#waiters.get(entry.requestId);
-    if (waiters) for (const waiter of [...waiters]) this.#settle(waiter, entry.requestId);
+    this.#onEntry(entry);
     this.#emitStatus({ ...update, request_id: entry.requestId });
   }
+
+  #onEntry = (entry: StatusEntry): void => {
+    if (this.#seen !== this.#store) this.#seen.merge(entry);
+    for (const id of [entry.requestId, entry.messageId]) {
+      const waiters = id === undefined ? undefined : this.#waiters.get(id);
+      if (waiters) for (const waiter of [...waiters]) this.#settle(waiter, entry);
+    }
+  };
 
   /** Emits 'status'; a listener's throw is kept from the caller (a webhook dispatch) and logged. */
   #emitStatus(update: MessageStatusUpdate & { request_id: string }): void {
@@ -98,9 +135,13 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     }
   }
 
-  /** The furthest status known for a request id or message id (`failed` once it failed), if any. */
+  /**
+   * The furthest status known for a request id or message id (`failed` once it failed), if any.
+   * With a shared store: what this process has seen (its own statuses, and those of other
+   * instances since its first `waitFor`); `waitFor` reads the shared store itself.
+   */
   statusOf(id: string): DeliveryStatus | undefined {
-    const entry = this.#store.get(id);
+    const entry = this.#seen.get(id);
     if (entry?.failed) return 'failed';
     return entry?.best?.status as DeliveryStatus | undefined;
   }
@@ -108,21 +149,23 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
   /**
    * Resolves with the status update that reached `until` (or a later status) for a request id,
    * or a message id once known. Rejects with MessageFailedError (status failed, with the spec's
-   * reason), DeliveryTimeoutError, or the signal's reason.
+   * reason), DeliveryTimeoutError, or the signal's reason. With a shared store it subscribes
+   * first, then reads, so a status that reached any instance before or during the wait is seen;
+   * the store unreachable rejects with a retryable GatewayError.
    */
   waitFor(id: string, options: WaitForOptions = {}): Promise<MessageStatusUpdate> {
     const { until = 'delivered', timeoutMs = 60_000, signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const requestId = this.#store.get(id)?.requestId ?? id;
     return new Promise<MessageStatusUpdate>((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        const set = this.#waiters.get(requestId);
+        const set = this.#waiters.get(id);
         set?.delete(waiter);
-        if (set?.size === 0) this.#waiters.delete(requestId);
+        if (set?.size === 0) this.#waiters.delete(id);
       };
       const waiter: Waiter = {
+        id,
         until: rankOf(until),
         resolve: (update) => {
           cleanup();
@@ -135,24 +178,57 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
       };
       const onAbort = () => waiter.reject(signal?.reason);
       const timer = setTimeout(() => {
-        const lastStatus = this.#store.get(requestId)?.best?.status;
-        waiter.reject(new DeliveryTimeoutError({ requestId, timeoutMs, until, lastStatus }));
+        const entry = this.#seen.get(id);
+        const lastStatus = entry?.best?.status;
+        waiter.reject(
+          new DeliveryTimeoutError({ requestId: entry?.requestId ?? id, timeoutMs, until, lastStatus }),
+        );
       }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      const set = this.#waiters.get(requestId) ?? new Set<Waiter>();
+      const set = this.#waiters.get(id) ?? new Set<Waiter>();
       set.add(waiter);
-      this.#waiters.set(requestId, set);
-      this.#settle(waiter, requestId); // a status may have arrived first
+      this.#waiters.set(id, set);
+      this.#check(waiter); // a status may have arrived first
     });
   }
 
-  #settle(waiter: Waiter, requestId: string): void {
-    const entry = this.#store.get(requestId);
-    if (!entry) return;
+  // Reads the store for one waiter: at once from the in-memory store; from a shared one only
+  // once subscribed, so nothing recorded between the read and the subscription is missed.
+  #check(waiter: Waiter): void {
+    if (this.#store === this.#seen) {
+      const entry = this.#seen.get(waiter.id);
+      if (entry) this.#settle(waiter, entry);
+      return;
+    }
+    this.#subscribe()
+      .then(() => this.#store.get(waiter.id))
+      .then((entry) => entry && this.#onEntry(entry), waiter.reject);
+  }
+
+  #subscribe(): Promise<void> {
+    this.#subscribed ??= (
+      this.#store.subscribe?.({ entry: this.#onEntry, resync: this.#resync }) ?? Promise.resolve()
+    ).catch((error: unknown) => {
+      this.#subscribed = undefined; // the next wait tries again
+      throw error;
+    });
+    return this.#subscribed;
+  }
+
+  // The feed was interrupted: every pending wait reads the store again.
+  #resync = (): void => {
+    for (const waiters of this.#waiters.values()) for (const waiter of [...waiters]) this.#check(waiter);
+  };
+
+  #settle(waiter: Waiter, entry: StatusEntry): void {
     if (entry.failed) {
       const { reason, message_id } = entry.failed;
       waiter.reject(
-        new MessageFailedError({ reason: reason ?? null, requestId, messageId: message_id ?? null }),
+        new MessageFailedError({
+          reason: reason ?? null,
+          requestId: entry.requestId,
+          messageId: message_id ?? null,
+        }),
       );
     } else if (entry.best && rankOf(entry.best.status) >= waiter.until) {
       waiter.resolve(entry.best);

@@ -1,21 +1,15 @@
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
+import type { DeliveryStore, StatusEntry } from './delivery-store.js';
 import { rankOf } from './status-order.js';
 
-/** What is known of one sent message. */
-export interface StatusEntry {
-  requestId: string;
-  messageId: string | undefined;
-  /** The furthest status reached (statuses may arrive out of order). */
-  best: MessageStatusUpdate | undefined;
-  /** The failed status, if one arrived. */
-  failed: MessageStatusUpdate | undefined;
-}
+export type { StatusEntry } from './delivery-store.js';
 
 /**
- * The statuses seen, by request id and by message id, bounded in count (the oldest first, kept
- * in a ring so eviction is O(1)) and in age (`retainMs` after the first status).
+ * The default {@link DeliveryStore}, in memory: the statuses seen, by request id and by message
+ * id, bounded in count (the oldest first, kept in a ring so eviction is O(1)) and in age
+ * (`retainMs` after the first status).
  */
-export class StatusStore {
+export class StatusStore implements DeliveryStore {
   readonly #byRequest = new Map<string, StatusEntry>();
   readonly #byMessage = new Map<string, string>();
   readonly #ring: (StatusEntry | undefined)[];
@@ -60,6 +54,13 @@ export class StatusStore {
     return entry;
   }
 
+  /** Takes in an entry as a shared store reported it (a mirror of what other instances saw). */
+  merge(shared: StatusEntry): void {
+    if (shared.messageId !== undefined) this.record(statusOnly(shared.requestId, shared.messageId));
+    if (shared.best) this.record({ ...shared.best, request_id: shared.requestId });
+    if (shared.failed) this.record({ ...shared.failed, request_id: shared.requestId });
+  }
+
   #add(requestId: string): StatusEntry {
     if (this.#count === this.#ring.length) this.#dropOldest();
     const entry: StatusEntry = { requestId, messageId: undefined, best: undefined, failed: undefined };
@@ -84,4 +85,9 @@ export class StatusStore {
     this.#head = (this.#head + 1) % this.#ring.length;
     this.#count--;
   }
+}
+
+// Joins a message id to its request without a status (rank -1 moves nothing forward).
+function statusOnly(requestId: string, messageId: string): MessageStatusUpdate {
+  return { request_id: requestId, message_id: messageId, status: '' } as MessageStatusUpdate;
 }

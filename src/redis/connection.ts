@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { GatewayError } from '../core/errors.js';
+
+/** The members of an `ioredis` client (v5 or later) that the stores use. */
+export interface IoRedisLike {
+  /** Sends any command. */
+  call(command: string, ...args: (string | number)[]): Promise<unknown>;
+  /** A new connection with the same options (for SUBSCRIBE). */
+  duplicate(): IoRedisLike;
+  /** Enters subscriber mode. */
+  subscribe(...channels: string[]): Promise<unknown>;
+  /** PING, also valid in subscriber mode. */
+  ping(): Promise<unknown>;
+  /** Event listeners: `message`, `ready`, `error`. */
+  on(event: string, listener: (...args: string[]) => void): unknown;
+  /** Closes the connection at once. */
+  disconnect(): void;
+}
+
+/** The members of a `node-redis` client (v4 or later, `createClient()`) that the stores use. */
+export interface NodeRedisLike {
+  /** Sends any command. */
+  sendCommand(args: string[]): Promise<unknown>;
+  /** A new client with the same options (for SUBSCRIBE); not yet connected. */
+  duplicate(): NodeRedisLike;
+  /** Opens the connection. */
+  connect(): Promise<unknown>;
+  /** Subscribes a listener to a channel. */
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  /** Event listeners: `ready`, `error`. */
+  on(event: string, listener: (...args: string[]) => void): unknown;
+  /** Closes the connection at once (v5 and later). */
+  destroy?(): void;
+  /** Closes the connection (v4). */
+  disconnect?(): Promise<void>;
+}
+
+/** A Redis client the user already runs: `ioredis` (v5 or later) or `node-redis` (v4 or later), connected. */
+export type RedisClientLike = IoRedisLike | NodeRedisLike;
+
+/** Options every Redis store takes. */
+export interface RedisCallOptions {
+  /** Longest wait for one Redis command (ms); past it the call fails with a retryable GatewayError. @default 2000 */
+  timeoutMs?: number;
+}
+
+/** A Lua script, sent by its SHA-1 and loaded with EVAL when Redis does not know it yet. */
+export interface Script {
+  name: string;
+  source: string;
+  sha: string;
+}
+
+/** Declares a Lua script (the SHA-1 is computed once, here). */
+export function script(name: string, source: string): Script {
+  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+// Redis answers that mean "try again soon", not "your request is wrong".
+const TRANSIENT = /^(LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)\b/;
+
+/** Turns whatever a Redis client threw into a GatewayError that says what failed (never a key or value). */
+function toGatewayError(error: unknown, what: string): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const isReply = error instanceof Error && /ReplyError|ErrorReply/.test(error.constructor.name);
+  if (isReply && !TRANSIENT.test(message)) {
+    const code = message.split(' ', 1)[0];
+    return new GatewayError(`Redis refused ${what} (${code})`, { cause: error });
+  }
+  const name = error instanceof Error ? error.name : 'error';
+  return new GatewayError(`Redis is unreachable: ${what} failed (${name})`, {
+    retryable: true,
+    cause: error,
+  });
+}
+
+const noop = () => {};
+
+/**
+ * The one internal adapter over ioredis and node-redis: commands, scripts (EVALSHA, then EVAL
+ * when Redis answers NOSCRIPT) and a subscription on a connection of its own. Every command is
+ * bounded by `timeoutMs`: a Redis that is down, or a client queueing commands while it
+ * reconnects, never makes a call hang.
+ */
+export class RedisConnection {
+  readonly timeoutMs: number;
+  readonly #send: (args: (string | number)[]) => Promise<unknown>;
+
+  constructor(
+    readonly client: RedisClientLike,
+    options: RedisCallOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    if (isIoRedis(client)) this.#send = ([command, ...args]) => client.call(String(command), ...args);
+    else if (typeof (client as NodeRedisLike)?.sendCommand === 'function') {
+      this.#send = (args) => (client as NodeRedisLike).sendCommand(args.map(String));
+    } else {
+      throw new GatewayError(
+        'redis: pass a connected ioredis (v5 or later) or node-redis (v4 or later) client',
+      );
+    }
+  }
+
+  /** Sends one command; `what` names it in errors. */
+  command(what: string, args: (string | number)[]): Promise<unknown> {
+    return this.#bounded(what, this.#send(args));
+  }
+
+  /** Runs a script by its SHA-1, loading it first when Redis does not know it. */
+  eval(s: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const run = async () => {
+      try {
+        return await this.#send(['EVALSHA', s.sha, keys.length, ...keys, ...args]);
+      } catch (error) {
+        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+        return await this.#send(['EVAL', s.source, keys.length, ...keys, ...args]);
+      }
+    };
+    return this.#bounded(s.name, run());
+  }
+
+  /**
+   * Subscribes to `channel` on a duplicated connection. `onResync` is called after the
+   * connection came back (and is subscribed again): messages may have been missed meanwhile.
+   * Resolves, once subscribed, with a function that closes the connection.
+   */
+  async subscribe(
+    channel: string,
+    onMessage: (message: string) => void,
+    onResync: () => void,
+  ): Promise<() => void> {
+    const client = this.client;
+    const sub = client.duplicate();
+    sub.on('error', noop); // a lost connection shows as timeouts and a resync, not as a crash
+    let subscribed = false;
+    const close = isIoRedis(sub) ? () => sub.disconnect() : () => closeNodeRedis(sub as NodeRedisLike);
+    try {
+      if (isIoRedis(sub)) {
+        sub.on('message', (from: string, message: string) => from === channel && onMessage(message));
+        // ioredis subscribes again in its 'ready' handler; a PING behind that SUBSCRIBE proves it is active.
+        sub.on('ready', () => subscribed && void sub.ping().then(onResync, noop));
+        await this.#bounded('SUBSCRIBE', sub.subscribe(channel));
+      } else {
+        const nodeSub = sub as NodeRedisLike;
+        // node-redis emits 'ready' only after its own re-subscription completed.
+        nodeSub.on('ready', () => subscribed && onResync());
+        await this.#bounded('SUBSCRIBE', nodeSub.connect());
+        await this.#bounded(
+          'SUBSCRIBE',
+          nodeSub.subscribe(channel, (message) => onMessage(message)),
+        );
+      }
+    } catch (error) {
+      close();
+      throw error;
+    }
+    subscribed = true;
+    return close;
+  }
+
+  #bounded<T>(what: string, promise: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new GatewayError(`Redis is unreachable: ${what} got no answer within ${this.timeoutMs} ms`, {
+              retryable: true,
+            }),
+          ),
+        this.timeoutMs,
+      );
+    });
+    return Promise.race([promise, timeout])
+      .catch((error: unknown) => {
+        throw toGatewayError(error, what);
+      })
+      .finally(() => clearTimeout(timer));
+  }
+}
+
+function isIoRedis(client: RedisClientLike): client is IoRedisLike {
+  return typeof (client as IoRedisLike)?.call === 'function';
+}
+
+function closeNodeRedis(client: NodeRedisLike): void {
+  if (typeof client.destroy === 'function') client.destroy();
+  else void client.disconnect?.().catch(noop);
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../core/errors.js';
+import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
+import type { ClaimResult, DedupeStore } from './contracts.js';
+
+/** Options of {@link redisDedupeStore}. */
+export interface RedisDedupeStoreOptions extends RedisCallOptions {
+  /** Prefix of the Redis keys. @default 'mgsdk:dedupe:' */
+  prefix?: string;
+  /** Claims of this process remembered for a safe release; the oldest go first. @default 10000 */
+  maxHeld?: number;
+}
+
+// A key's value: `p<token>` while claimed (the token names the claim), `d` when done without a
+// reply, `d<json>` when done with the CRM reply.
+const claimScript = script(
+  'dedupe claim',
+  `local v = redis.call('GET', KEYS[1])
+if not v then
+  redis.call('SET', KEYS[1], 'p' .. ARGV[1], 'PX', ARGV[2])
+  return {'claimed'}
+end
+if string.sub(v, 1, 1) == 'p' then return {'processing'} end
+return {'done', string.sub(v, 2)}
+`,
+);
+
+// Deletes the key only while it still holds this claim: a release that reached Redis late never
+// forgets a claim someone else made since.
+const releaseScript = script(
+  'dedupe release',
+  `if redis.call('GET', KEYS[1]) == 'p' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`,
+);
+
+/**
+ * A DedupeStore on Redis; see {@link redisDedupeStore}. Each claim carries a random token, kept
+ * here until the claim is completed or released, so a release only ever deletes its own claim.
+ */
+export class RedisDedupeStore implements DedupeStore {
+  readonly prefix: string;
+  readonly maxHeld: number;
+  readonly #redis: RedisConnection;
+  readonly #held = new Map<string, string>();
+
+  constructor(redis: RedisClientLike, options: RedisDedupeStoreOptions = {}) {
+    this.prefix = options.prefix ?? 'mgsdk:dedupe:';
+    this.maxHeld = Math.max(1, options.maxHeld ?? 10_000);
+    this.#redis = new RedisConnection(redis, options);
+  }
+
+  /** Claims `key` for `leaseMs` unless it is claimed or done; one Redis round trip, atomic. */
+  async claim(key: string, leaseMs: number): Promise<ClaimResult> {
+    const token = randomUUID();
+    const reply = (await this.#redis
+      .eval(claimScript, [this.prefix + key], [token, Math.ceil(leaseMs)])
+      .catch((error: unknown) => {
+        // The claim may still run late (a client queueing commands while it reconnects): this
+        // release, sent after it on the same connection, takes it back.
+        void this.#redis.eval(releaseScript, [this.prefix + key], [token]).catch(() => {});
+        throw error;
+      })) as [string, string?];
+    if (reply[0] === 'claimed') {
+      if (this.#held.size >= this.maxHeld) this.#held.delete(this.#held.keys().next().value as string);
+      this.#held.set(key, token);
+      return { state: 'claimed' };
+    }
+    if (reply[0] === 'processing') return { state: 'processing' };
+    if (!reply[1]) return { state: 'done' };
+    try {
+      return { state: 'done', reply: JSON.parse(reply[1]) };
+    } catch (error) {
+      throw new GatewayError('redisDedupeStore: a stored reply is not JSON', { cause: error });
+    }
+  }
+
+  /** Marks `key` done for `ttlMs`, with the reply (JSON-serialisable) that a repeat gets. */
+  async complete(key: string, ttlMs: number, reply?: unknown): Promise<void> {
+    const value = reply === undefined ? 'd' : `d${JSON.stringify(reply)}`;
+    this.#held.delete(key);
+    await this.#redis.command('SET', ['SET', this.prefix + key, value, 'PX', Math.ceil(ttlMs)]);
+  }
+
+  /** Forgets `key`: this process's own claim only, or the key whatever it holds when this process has no claim on it. */
+  async release(key: string): Promise<void> {
+    const token = this.#held.get(key);
+    this.#held.delete(key);
+    if (token === undefined) await this.#redis.command('DEL', ['DEL', this.prefix + key]);
+    else await this.#redis.eval(releaseScript, [this.prefix + key], [token]);
+  }
+}
+
+/**
+ * Dedupe shared by a fleet: a delivery's idempotency key is processed by exactly one instance.
+ * A key is claimed for a lease (a claim whose holder died expires with it, so the service's next
+ * attempt is processed), done for the handler's `dedupeTtlMs` with the CRM reply a repeat gets,
+ * or forgotten. Redis unreachable: a retryable GatewayError within `timeoutMs`, so the delivery
+ * is answered 5xx and the service sends it again.
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { WebhookHandler } from 'messaging-gateway-sdk/webhooks';
+ * import { redisDedupeStore } from 'messaging-gateway-sdk/redis';
+ *
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const hooks = new WebhookHandler({ secret, dedupe: redisDedupeStore(redis, { prefix: 'crm:hooks:' }) });
+ * ```
+ */
+export function redisDedupeStore(
+  redis: RedisClientLike,
+  options?: RedisDedupeStoreOptions,
+): RedisDedupeStore {
+  return new RedisDedupeStore(redis, options);
+}

@@ -1,0 +1,156 @@
+import type { MessageStatusUpdate } from '../schemas/events-v2.js';
+import type { DeliveryFeed, DeliveryStore, StatusEntry } from '../tracking/delivery-store.js';
+import { rankOf } from '../tracking/status-order.js';
+import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
+
+/** Options of {@link redisDeliveryStore}. */
+export interface RedisDeliveryStoreOptions extends RedisCallOptions {
+  /** Prefix of the Redis keys and of the channel statuses are published on. @default 'mgsdk:delivery:' */
+  prefix?: string;
+  /** How long a message's statuses are kept after its first status (ms). @default 600000 (10 minutes) */
+  retainMs?: number;
+}
+
+// Keys: <prefix>r:<request id> is a hash (r: request id, m: message id, k: rank of the best
+// status, b: the best status, f: the failed status); <prefix>m:<message id> holds the request id.
+// Both live `retainMs` after the first status. The entry is returned as JSON and published.
+const ENTRY = `
+local function entry(rk, rid)
+  local h = redis.call('HMGET', rk, 'm', 'b', 'f')
+  return cjson.encode({ r = rid, m = h[1] or nil, b = h[2] or nil, f = h[3] or nil })
+end
+`;
+
+/** ARGV: prefix, retainMs, rank (-2 failed), update JSON, request id or '', message id or '', channel. */
+const recordScript = script(
+  'delivery record',
+  `${ENTRY}
+local prefix, retain, rank, update = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local rid, mid = ARGV[5], ARGV[6]
+if rid == '' then
+  if mid == '' then return false end
+  rid = redis.call('GET', prefix .. 'm:' .. mid)
+  if not rid then return false end
+end
+local rk = prefix .. 'r:' .. rid
+local fresh = redis.call('EXISTS', rk) == 0
+redis.call('HSET', rk, 'r', rid)
+if fresh then redis.call('PEXPIRE', rk, retain) end
+if mid ~= '' and not redis.call('HGET', rk, 'm') then
+  redis.call('HSET', rk, 'm', mid)
+  redis.call('SET', prefix .. 'm:' .. mid, rid, 'PX', math.max(1, redis.call('PTTL', rk)))
+end
+if rank == -2 then redis.call('HSET', rk, 'f', update)
+elseif rank > tonumber(redis.call('HGET', rk, 'k') or '-1') then redis.call('HSET', rk, 'k', rank, 'b', update) end
+local json = entry(rk, rid)
+redis.call('PUBLISH', ARGV[7], json)
+return json
+`,
+);
+
+/** ARGV: prefix, id (a request id, or a message id once known). */
+const getScript = script(
+  'delivery get',
+  `${ENTRY}
+local prefix, rid = ARGV[1], ARGV[2]
+if redis.call('EXISTS', prefix .. 'r:' .. rid) == 0 then
+  rid = redis.call('GET', prefix .. 'm:' .. rid)
+  if not rid then return false end
+end
+return entry(prefix .. 'r:' .. rid, rid)
+`,
+);
+
+function parseEntry(json: unknown): StatusEntry | undefined {
+  if (typeof json !== 'string') return undefined;
+  const raw = JSON.parse(json) as { r: string; m?: string; b?: string; f?: string };
+  return {
+    requestId: raw.r,
+    messageId: raw.m,
+    best: raw.b === undefined ? undefined : (JSON.parse(raw.b) as MessageStatusUpdate),
+    failed: raw.f === undefined ? undefined : (JSON.parse(raw.f) as MessageStatusUpdate),
+  };
+}
+
+/**
+ * A DeliveryStore on Redis; see {@link redisDeliveryStore}. One subscription per store, on a
+ * connection of its own, feeds every tracker that uses it.
+ */
+export class RedisDeliveryStore implements DeliveryStore {
+  readonly prefix: string;
+  readonly retainMs: number;
+  readonly #redis: RedisConnection;
+  readonly #feeds = new Set<DeliveryFeed>();
+  #subscribed: Promise<() => void> | undefined;
+
+  constructor(redis: RedisClientLike, options: RedisDeliveryStoreOptions = {}) {
+    this.prefix = options.prefix ?? 'mgsdk:delivery:';
+    this.retainMs = options.retainMs ?? 600_000;
+    this.#redis = new RedisConnection(redis, options);
+  }
+
+  /** Stores an update (statuses only move forward) and publishes the entry to every instance. */
+  async record(update: MessageStatusUpdate): Promise<StatusEntry | undefined> {
+    const rank = update.status === 'failed' ? -2 : rankOf(update.status);
+    const args = [this.prefix, this.retainMs, rank, JSON.stringify(update)];
+    args.push(update.request_id ?? '', update.message_id ?? '', `${this.prefix}status`);
+    return parseEntry(await this.#redis.eval(recordScript, [], args));
+  }
+
+  /** The entry for a request id, or a message id once known. */
+  async get(id: string): Promise<StatusEntry | undefined> {
+    return parseEntry(await this.#redis.eval(getScript, [], [this.prefix, id]));
+  }
+
+  /** Sends every entry recorded by any instance to `feed`; resolves once subscribed. */
+  async subscribe(feed: DeliveryFeed): Promise<void> {
+    this.#feeds.add(feed);
+    this.#subscribed ??= this.#redis.subscribe(
+      `${this.prefix}status`,
+      (message) => {
+        const entry = parseEntry(message);
+        if (entry) for (const each of this.#feeds) each.entry(entry);
+      },
+      () => {
+        for (const each of this.#feeds) each.resync();
+      },
+    );
+    try {
+      await this.#subscribed;
+    } catch (error) {
+      this.#subscribed = undefined; // the next wait tries again
+      throw error;
+    }
+  }
+
+  /** Closes the subscription's connection (the client passed in stays open: it is the caller's). */
+  async close(): Promise<void> {
+    const subscribed = this.#subscribed;
+    this.#subscribed = undefined;
+    this.#feeds.clear();
+    (await subscribed?.catch(() => undefined))?.();
+  }
+}
+
+/**
+ * Delivery tracking shared by a fleet: statuses are stored in Redis (only moving forward in the
+ * order accepted < sent < delivered < read; failed is final; each message kept `retainMs` after
+ * its first status) and published, so a `waitFor` on one instance resolves when the status
+ * reaches any instance, whether it came before or during the wait. Call `close()` at shutdown.
+ * @example
+ * ```ts
+ * import Redis from 'ioredis';
+ * import { DeliveryTracker } from 'messaging-gateway-sdk';
+ * import { redisDeliveryStore } from 'messaging-gateway-sdk/redis';
+ *
+ * const store = redisDeliveryStore(new Redis(process.env.REDIS_URL), { retainMs: 3_600_000 });
+ * const tracker = new DeliveryTracker({ store }).attach(hooks);
+ * await tracker.waitFor(request_id, { until: 'delivered' });
+ * ```
+ */
+export function redisDeliveryStore(
+  redis: RedisClientLike,
+  options?: RedisDeliveryStoreOptions,
+): RedisDeliveryStore {
+  return new RedisDeliveryStore(redis, options);
+}

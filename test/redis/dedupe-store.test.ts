@@ -1,0 +1,90 @@
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisDedupeStore } from '../../src/redis.js';
+import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a real redis-server', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(() => server?.stop());
+
+  describe.each(CLIENTS)('with %s', (kind) => {
+    let clients: Awaited<ReturnType<typeof connectClient>>[] = [];
+    beforeAll(async () => {
+      clients = await Promise.all([connectClient(kind, server.url), connectClient(kind, server.url)]);
+    });
+    afterAll(() => Promise.all(clients.map((c) => c.close())));
+    const store = (n = 0) => redisDedupeStore(clients[n]!.redis, { prefix: `t:${kind}:` });
+
+    it('claims, refuses a second claim while the lease lives, and answers done with the stored reply', async () => {
+      const a = store(0);
+      const b = store(1);
+      expect(await a.claim('k1', 10_000)).toEqual({ state: 'claimed' });
+      expect(await b.claim('k1', 10_000)).toEqual({ state: 'processing' });
+      await a.complete('k1', 60_000, { id: 'contact-7', name: 'Ann' });
+      expect(await b.claim('k1', 10_000)).toEqual({ state: 'done', reply: { id: 'contact-7', name: 'Ann' } });
+      expect(await b.claim('k2', 10_000)).toEqual({ state: 'claimed' });
+      await b.complete('k2', 60_000);
+      expect(await a.claim('k2', 10_000)).toEqual({ state: 'done' });
+    });
+
+    it('release forgets the key, so the next attempt is processed', async () => {
+      const a = store(0);
+      expect(await a.claim('k3', 10_000)).toEqual({ state: 'claimed' });
+      await a.release('k3');
+      expect(await store(1).claim('k3', 10_000)).toEqual({ state: 'claimed' });
+    });
+
+    it('a claim expires with its lease; a late release of it never forgets the next holder’s claim', async () => {
+      const a = store(0);
+      const b = store(1);
+      expect(await a.claim('k4', 100)).toEqual({ state: 'claimed' });
+      await sleep(150);
+      expect(await b.claim('k4', 10_000)).toEqual({ state: 'claimed' });
+      await a.release('k4'); // a's claim is long gone: this must not delete b's
+      expect(await a.claim('k4', 10_000)).toEqual({ state: 'processing' });
+    });
+
+    it('done keys expire after their ttl', async () => {
+      const a = store(0);
+      await a.claim('k5', 10_000);
+      await a.complete('k5', 100);
+      await sleep(150);
+      expect(await a.claim('k5', 10_000)).toEqual({ state: 'claimed' });
+    });
+
+    it('200 keys claimed at once by two stores on two connections: each claimed exactly once', async () => {
+      const keys = Array.from({ length: 200 }, (_, i) => `burst-${i}`);
+      const [a, b] = [store(0), store(1)];
+      const results = await Promise.all(keys.flatMap((key) => [a.claim(key, 10_000), b.claim(key, 10_000)]));
+      const claimed = results.filter((r) => r.state === 'claimed').length;
+      expect(claimed).toBe(200);
+      expect(results.filter((r) => r.state === 'processing')).toHaveLength(200);
+    });
+
+    it('a claim whose process was SIGKILLed is processed again after its lease', async () => {
+      const child = fork(
+        new URL('./fixtures/claim-and-hang.ts', import.meta.url),
+        [server.url, kind, 'dead-1'],
+        {
+          execArgv: ['--import', 'tsx'],
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        },
+      );
+      const [message] = await once(child, 'message');
+      expect(message).toEqual({ state: 'claimed' });
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+      const b = store(1);
+      expect(await b.claim('dead-1', 10_000)).toEqual({ state: 'processing' });
+      await sleep(500); // the child's lease is 400 ms
+      expect(await b.claim('dead-1', 10_000)).toEqual({ state: 'claimed' });
+    });
+  });
+});

@@ -1,0 +1,45 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+
+/** What one sending process reports. */
+export interface SenderReport {
+  ok: number;
+  rejected: number;
+  failed: number;
+  ms: number;
+}
+
+/**
+ * Runs `processes` sender processes at once (each after all are connected) and collects their
+ * reports. `mode`: `redis` shares one Redis limiter; `memory` gives each its own limiter.
+ */
+export async function runSenders(options: {
+  mode: 'redis' | 'memory';
+  processes: number;
+  calls: number;
+  limit: string;
+  redisUrl: string;
+  baseUrl: string;
+  token: string;
+  /** Client per process, in turn. @default ['ioredis'] */
+  kinds?: string[];
+}): Promise<{ reports: SenderReport[]; ms: number }> {
+  const { mode, redisUrl, baseUrl, token, calls, limit, kinds = ['ioredis'] } = options;
+  const children: ChildProcess[] = Array.from({ length: options.processes }, (_, i) =>
+    fork(
+      new URL('./fixtures/limited-sender.ts', import.meta.url),
+      [mode, redisUrl, baseUrl, token, String(calls), limit, kinds[i % kinds.length] as string],
+      { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    ),
+  );
+  try {
+    await Promise.all(children.map((child) => once(child, 'message')));
+    const t0 = performance.now();
+    const done = children.map((child) => once(child, 'message') as Promise<[SenderReport]>);
+    for (const child of children) child.send('go');
+    const reports = (await Promise.all(done)).map(([report]) => report);
+    return { reports, ms: performance.now() - t0 };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill();
+  }
+}

@@ -1,0 +1,166 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/core/errors.js';
+import { redisRateLimiter } from '../../src/redis.js';
+import { type StandIn, startStandIn } from '../stand-in/server.js';
+import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { runSenders } from './fleet-processes.js';
+
+/** The most starts that any window of `intervalMs`, whatever its phase, contains. */
+function busiestWindow(starts: number[], intervalMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while ((sorted[i] as number) - (sorted[j] as number) >= intervalMs) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+describe.skipIf(skipRedis)('redisRateLimiter on a real redis-server', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(() => server?.stop());
+
+  describe.each(CLIENTS)('with %s', (kind) => {
+    let clients: Awaited<ReturnType<typeof connectClient>>[] = [];
+    beforeAll(async () => {
+      clients = await Promise.all([0, 1, 2].map(() => connectClient(kind, server.url)));
+    });
+    afterAll(() => Promise.all(clients.map((c) => c.close())));
+    let n = 0;
+    const limiters = (options: { requests: number; intervalMs: number; leaseMs?: number }) => {
+      const key = `${kind}-${++n}`;
+      return clients.map((c) => redisRateLimiter(c.redis, { key, ...options }));
+    };
+
+    it('three limiters sharing a key start no more than `requests` in any window, whatever its phase', async () => {
+      const shared = limiters({ requests: 10, intervalMs: 300 });
+      const starts: number[] = [];
+      await Promise.all(
+        Array.from({ length: 36 }, async (_, i) => {
+          const release = await (shared[i % 3] as (typeof shared)[number]).acquire();
+          starts.push(Date.now());
+          await sleep(5);
+          release();
+        }),
+      );
+      expect(starts).toHaveLength(36);
+      expect(busiestWindow(starts, 300)).toBeLessThanOrEqual(10);
+      // and it is not needlessly slow: 36 starts need three more windows after the first
+      expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(3 * 300 + 600);
+    });
+
+    it('starts the requests of one process first in, first out', async () => {
+      const [limiter] = limiters({ requests: 3, intervalMs: 100 });
+      const order: number[] = [];
+      await Promise.all(
+        Array.from({ length: 9 }, async (_, i) => {
+          const release = await limiter!.acquire();
+          order.push(i);
+          release();
+        }),
+      );
+      expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    });
+
+    it('an aborted signal leaves the queue at once, with its reason', async () => {
+      const [limiter] = limiters({ requests: 1, intervalMs: 60_000 });
+      const first = await limiter!.acquire();
+      const controller = new AbortController();
+      const waiting = limiter!.acquire(controller.signal);
+      await sleep(20);
+      expect(limiter!.pending).toBe(1);
+      const t0 = performance.now();
+      controller.abort(new Error('call timed out'));
+      await expect(waiting).rejects.toThrow('call timed out');
+      expect(performance.now() - t0).toBeLessThan(50);
+      expect(limiter!.pending).toBe(0);
+      first();
+    });
+
+    it('a 429 seen by one process holds the starts of all', async () => {
+      const [a, b] = limiters({ requests: 100, intervalMs: 1000 });
+      await a!.pause(300);
+      const t0 = performance.now();
+      (await b!.acquire())();
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(250);
+    });
+
+    it('a slot whose process died frees when its lease ends', async () => {
+      const [a, b] = limiters({ requests: 1, intervalMs: 50, leaseMs: 300 });
+      await a!.acquire(); // never released: its process "died"
+      const t0 = performance.now();
+      (await b!.acquire())();
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(250);
+    });
+
+    it('bounds the local queue', async () => {
+      const key = `${kind}-q`;
+      const limiter = redisRateLimiter(clients[0]!.redis, {
+        key,
+        requests: 1,
+        intervalMs: 60_000,
+        maxQueue: 2,
+      });
+      const controller = new AbortController();
+      const held = await limiter.acquire();
+      const waiting = [limiter.acquire(controller.signal), limiter.acquire(controller.signal)];
+      const error = await limiter.acquire().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(error).toMatchObject({ retryable: true });
+      controller.abort(new Error('done'));
+      await Promise.allSettled(waiting);
+      held();
+    });
+  });
+});
+
+describe.skipIf(skipRedis)(
+  '3 processes sharing redisRateLimiter against the stand-in enforcing 20/1000 ms',
+  () => {
+    let server: RedisServer;
+    let standIn: StandIn;
+    beforeAll(async () => {
+      server = await startRedisServer();
+      standIn = await startStandIn({ rateLimit: { requests: 20, intervalMs: 1000 } });
+    });
+    afterAll(async () => {
+      await standIn?.close();
+      await server?.stop();
+    });
+    const run = (mode: 'redis' | 'memory', calls: number) =>
+      runSenders({
+        mode,
+        processes: 3,
+        calls,
+        limit: '20/1000',
+        kinds: [...CLIENTS],
+        redisUrl: server.url,
+        baseUrl: standIn.url,
+        token: standIn.token,
+      });
+
+    it('120 calls through one Redis limiter (ioredis and node-redis processes together): 0 answered 429', {
+      timeout: 30_000,
+    }, async () => {
+      await sleep(1100); // a fresh window of the stand-in
+      const before = standIn.limiter.rejected;
+      const { reports, ms } = await run('redis', 40);
+      expect(reports.reduce((sum, r) => sum + r.ok, 0)).toBe(120);
+      expect(standIn.limiter.rejected - before).toBe(0);
+      expect(ms).toBeLessThan(9000); // ideal: 5 windows after the first, ~5 s
+    });
+
+    it('the same three processes with only their own limiters get 429s', { timeout: 30_000 }, async () => {
+      await sleep(1100);
+      const before = standIn.limiter.rejected;
+      const { reports } = await run('memory', 20);
+      expect(reports.reduce((sum, r) => sum + r.rejected, 0)).toBeGreaterThan(0);
+      expect(standIn.limiter.rejected - before).toBeGreaterThan(0);
+    });
+  },
+);

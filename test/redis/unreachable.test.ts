@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/core/errors.js';
+import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
+import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
+import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
+import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
+import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+
+const timeoutMs = 300;
+const status = { request_id: 'r1', message_id: null, status: 'sent', reason: null } as MessageStatusUpdate;
+
+/** Settles `promise`, measuring how long it took. */
+async function timed(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const t0 = performance.now();
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  return { error, ms: performance.now() - t0 };
+}
+
+describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retryable, and says why', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(() => server?.stop());
+
+  describe.each(CLIENTS)('with %s', (kind) => {
+    it('fails within its timeout while Redis is down, and works again once it is back', {
+      timeout: 20_000,
+    }, async () => {
+      const { redis, close } = await connectClient(kind, server.url);
+      const dedupe = redisDedupeStore(redis, { timeoutMs, prefix: `u:${kind}:` });
+      const limiter = redisRateLimiter(redis, { key: `u:${kind}`, requests: 5, intervalMs: 200, timeoutMs });
+      const deliveries = redisDeliveryStore(redis, { timeoutMs, prefix: `u:${kind}:` });
+      const tracker = new DeliveryTracker({ store: deliveries });
+      try {
+        // mid-run: 20 starts queued for a limit of 5 per 200 ms when Redis goes away
+        const queued = Array.from({ length: 20 }, () => limiter.acquire().then((release) => release()));
+        await server.stop();
+        const outcomes = await Promise.allSettled(queued);
+        const failures = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason);
+        expect(failures.length).toBeGreaterThan(0); // none hangs: every one settled
+        for (const failure of failures) expect(failure).toMatchObject({ retryable: true });
+
+        const calls = [
+          dedupe.claim('k', 10_000),
+          dedupe.complete('k', 10_000, { id: 1 }),
+          dedupe.release('k'),
+          limiter.acquire(),
+          deliveries.record(status),
+          tracker.waitFor('r1', { timeoutMs: 60_000 }),
+          Promise.resolve(tracker.observe(status)),
+        ];
+        for (const { error, ms } of await Promise.all(calls.map(timed))) {
+          expect(error).toBeInstanceOf(GatewayError);
+          expect(error).toMatchObject({
+            retryable: true,
+            message: expect.stringMatching(/Redis is unreachable/),
+          });
+          expect(ms).toBeLessThan(timeoutMs + 700);
+        }
+
+        await server.start();
+        await expect
+          .poll(() => dedupe.claim('after', 10_000).catch(() => 'down'), { timeout: 5000 })
+          .toEqual({
+            state: 'claimed',
+          });
+        (await limiter.acquire())();
+        await tracker.observe({ ...status, status: 'delivered' });
+        await expect(tracker.waitFor('r1', { timeoutMs: 2000 })).resolves.toMatchObject({
+          status: 'delivered',
+        });
+      } finally {
+        await server.start();
+        await deliveries.close();
+        await close();
+      }
+    });
+  });
+});

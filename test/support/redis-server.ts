@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+/** A private redis-server on 127.0.0.1, persistence off, stopped by its PID. */
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** PID of the running server (undefined while stopped). */
+  readonly pid: number | undefined;
+  /** Stops it (SIGTERM, then waits for the exit). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (after stop). */
+  start(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function spawnServer(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  child.removeAllListeners('exit');
+  child.stdout?.resume();
+  return child;
+}
+
+/** Starts a redis-server of the test's own on a free port; stop it in afterAll. */
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined = await spawnServer(port);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get pid() {
+      return child?.pid;
+    },
+    async stop() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null) return;
+      const exited = once(running, 'exit');
+      process.kill(running.pid as number, 'SIGTERM');
+      await exited;
+    },
+    async start() {
+      child ??= await spawnServer(port);
+    },
+  };
+}
