@@ -73,7 +73,7 @@ function buildMessageParts(k: Kit) {
     /** Short English description. */
     description: opt,
     /** Details, when the service gives them. */
-    data: k.unknown,
+    data: k.opt(k.unknown),
   });
   const contact = k.obj({
     /** Contact name. */
