@@ -64,10 +64,31 @@ export function decodeOne<T>(
   return { ok: false, issues: budget.keep(toIssues(result.error, path)) };
 }
 
-/** The items of one list: those that decoded, and those that did not. */
-export interface Items<T> {
-  good: T[];
-  rejected: RejectedItem[];
+/** The items of one list: those that decoded, and the positions and issues of those that did not. */
+export class Items<T> {
+  readonly good: T[] = [];
+  /** Positions of the rejected items, in order. */
+  readonly bad: number[] = [];
+  /** Issues kept for some of the rejected items, by position (made when the first is kept). */
+  issues: Map<number, Issue[]> | undefined;
+
+  constructor(
+    readonly list: string,
+    readonly items: unknown[],
+  ) {}
+
+  /**
+   * The rejected items as the webhook lists them. Built only when the delivery is kept: a body
+   * none of whose items decode allocates nothing per item.
+   */
+  rejected(): RejectedItem[] {
+    return this.bad.map((index) => ({
+      list: this.list,
+      index,
+      issues: this.issues?.get(index) ?? [],
+      raw: this.items[index],
+    }));
+  }
 }
 
 /** Decodes every item of `list` on its own: one bad item never sinks the others. */
@@ -76,15 +97,28 @@ export function decodeItems<T>(
   items: unknown[],
   list: string,
   budget: IssueBudget,
-  rejected: RejectedItem[] = [],
 ): Items<T> {
-  const good: T[] = [];
-  // A plain loop: no recursion and no spread, whatever the length of the list.
+  const out = new Items<T>(list, items);
+  const check = decoder.check;
+  const zodOnly = { schema: decoder.schema };
+  // A plain loop: no recursion and no spread, whatever the length of the list. The two cheap
+  // outcomes (canonical, or surely bad once the issues are full) allocate nothing of their own.
   for (let index = 0; index < items.length; index++) {
     const raw = items[index];
-    const one = decodeOne<T>(decoder, raw, [list, index], budget);
-    if (one.ok) good.push(one.value);
-    else rejected.push({ list, index, issues: one.issues, raw });
+    const verdict = check?.(raw);
+    if (verdict === OK) {
+      out.good.push(raw as T);
+    } else if (verdict === NO && budget.full) {
+      budget.omitted++;
+      out.bad.push(index);
+    } else {
+      const one = decodeOne<T>(zodOnly, raw, [list, index], budget);
+      if (one.ok) out.good.push(one.value);
+      else {
+        out.bad.push(index);
+        if (one.issues.length > 0) (out.issues ??= new Map()).set(index, one.issues);
+      }
+    }
   }
-  return { good, rejected };
+  return out;
 }

@@ -10,6 +10,7 @@ import { type Decoders, fastDecoders } from './decoders.js';
  */
 export type Decoded<W> = { ok: true; webhook: W } | { ok: false; issues: Issue[]; omitted?: number };
 
+const ENVELOPE = ['event', 'data', 'meta', 'api', 'rejected'];
 const known = new Map<string, (typeof V2_EVENTS)[number]>(
   V2_EVENTS.map((name) => [name.toLowerCase(), name]),
 );
@@ -25,8 +26,8 @@ export function extraFields(
   skip: readonly string[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    if (!skip.includes(key) && key !== '__proto__') out[key] = value[key];
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !skip.includes(key) && key !== '__proto__') out[key] = value[key];
   }
   return out;
 }
@@ -53,15 +54,16 @@ export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): D
   const meta = decodeOne<WebhookMeta>(decoders.meta, value.meta, ['meta'], budget);
   if (!meta.ok || budget.issues.length > 0) return nothingDecoded(budget);
 
-  const name = known.get((event as string).toLowerCase());
-  const extra = extraFields(value, ['event', 'data', 'meta', 'api', 'rejected']);
-  const base = { ...extra, api: 'v2', meta: meta.value } as const;
+  const name = known.get(event as string) ?? known.get((event as string).toLowerCase());
+  const webhook = extraFields(value, ENVELOPE);
+  webhook.api = 'v2';
+  webhook.meta = meta.value;
   if (name === undefined) {
-    const webhook = { ...base, event: 'unknown', unknownEvent: event, data, rejected: [] };
-    return { ok: true, webhook: webhook as V2Webhook };
+    Object.assign(webhook, { event: 'unknown', unknownEvent: event, data, rejected: [] });
+    return { ok: true, webhook: webhook as unknown as V2Webhook };
   }
   const items = decodeItems(decoders.v2[name], data as unknown[], 'data', budget);
-  if (items.good.length === 0 && items.rejected.length > 0) return nothingDecoded(budget);
-  const webhook = { ...base, event: name, data: items.good, rejected: items.rejected };
-  return { ok: true, webhook: webhook as V2Webhook };
+  if (items.good.length === 0 && items.bad.length > 0) return nothingDecoded(budget);
+  Object.assign(webhook, { event: name, data: items.good, rejected: items.rejected() });
+  return { ok: true, webhook: webhook as unknown as V2Webhook };
 }

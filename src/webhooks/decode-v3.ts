@@ -1,8 +1,7 @@
 import type { Issue } from '../core/errors.js';
-import type { RejectedItem } from '../schemas/events-v2.js';
 import type { V3Webhook } from '../schemas/events-v3.js';
 import { kindOf } from '../schemas/lenient.js';
-import { type Decoder, decodeItems, decodeOne, IssueBudget } from './decode-items.js';
+import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './decode-items.js';
 import { type Decoded, isRecord, nothingDecoded } from './decode-v2.js';
 import { type Decoders, fastDecoders } from './decoders.js';
 
@@ -23,39 +22,40 @@ const fail = (path: (string | number)[], message: string): Decoded<never> => ({
   issues: [{ path, message }],
 });
 
-/** Decodes one list of items (absent or null: empty), appending its rejected items. */
+/** Decodes one list of items (absent or null: empty), or says why it is not a list. */
 function list(
   body: Record<string, unknown>,
   key: string,
   decoder: Decoder,
   budget: IssueBudget,
-  rejected: RejectedItem[],
-): unknown[] | Issue {
+): Items<unknown> | Issue {
   const value = body[key];
-  if (value == null) return [];
+  if (value == null) return decodeItems(decoder, [], key, budget);
   if (!Array.isArray(value)) return { path: [key], message: `expected an array, got ${kindOf(value)}` };
-  return decodeItems(decoder, value, key, budget, rejected).good;
+  return decodeItems(decoder, value, key, budget);
 }
 
 function decodeLists(
   kind: 'messagesAndStatuses' | 'channelsUpdates',
   body: Record<string, unknown>,
   d: Decoders,
-) {
+): Decoded<V3Webhook> {
   const budget = new IssueBudget();
-  const rejected: RejectedItem[] = [];
   const keys =
     kind === 'channelsUpdates' ? (['channelsUpdates'] as const) : (['messages', 'statuses'] as const);
-  const lists: Record<string, unknown[]> = {};
   const decoderOf = { messages: d.v3.message, statuses: d.v3.status, channelsUpdates: d.v3.channelUpdate };
+  const lists: Items<unknown>[] = [];
   for (const key of keys) {
-    const result = list(body, key, decoderOf[key], budget, rejected);
-    if (!Array.isArray(result)) return { ok: false, issues: [result] } as Decoded<never>;
-    lists[key] = result;
+    const result = list(body, key, decoderOf[key], budget);
+    if (!(result instanceof Items)) return { ok: false, issues: [result] };
+    lists.push(result);
   }
-  const good = Object.values(lists).reduce((n, l) => n + l.length, 0);
-  if (good === 0 && rejected.length > 0) return nothingDecoded(budget);
-  return { ok: true, webhook: { api: 'v3', type: kind, ...lists, rejected } as V3Webhook } as const;
+  const good = lists.reduce((n, l) => n + l.good.length, 0);
+  if (good === 0 && lists.some((l) => l.bad.length > 0)) return nothingDecoded(budget);
+  const webhook: Record<string, unknown> = { api: 'v3', type: kind };
+  for (const l of lists) webhook[l.list] = l.good;
+  webhook.rejected = lists.flatMap((l) => l.rejected());
+  return { ok: true, webhook: webhook as unknown as V3Webhook };
 }
 
 function decodeSingle(kind: Single, body: Record<string, unknown>, d: Decoders): Decoded<V3Webhook> {
