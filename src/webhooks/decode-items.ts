@@ -116,7 +116,10 @@ export function decodeItems<T>(
       if (one.ok) out.good.push(one.value);
       else {
         out.bad.push(index);
-        if (one.issues.length > 0) (out.issues ??= new Map()).set(index, one.issues);
+        if (one.issues.length > 0) {
+          out.issues ??= new Map();
+          out.issues.set(index, one.issues);
+        }
       }
     }
   }
