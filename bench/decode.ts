@@ -1,8 +1,11 @@
 // parseWebhook vs JSON.parse alone, µs per delivery on a mixed corpus of the fixtures, in one run
-// (issue #4); and the minified + gzip size of the /webhooks entry, dependencies excluded.
+// (issues #4, #10), with the same results on the fast path and on zod alone; a body of 1,000,000
+// bad items refused vs JSON.parse of it; and the minified + gzip size of the /webhooks entry.
+import { isDeepStrictEqual } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { parseWebhook } from '../src/webhooks/parse.js';
+import { fastDecoders, zodDecoders } from '../src/webhooks/decoders.js';
+import { parseWebhook, safeDecode, safeParseWebhook } from '../src/webhooks/parse.js';
 import { fixtures } from '../test/support/fixtures.js';
 import { median, verdict } from './stats.js';
 
@@ -29,6 +32,34 @@ async function entrySize(): Promise<{ minified: number; gzip: number }> {
   return { minified: code.byteLength, gzip: gzipSync(code).byteLength };
 }
 
+/** Every delivery of the corpus decodes to the same result on the fast path and on zod alone. */
+function samePaths(): boolean {
+  return corpus.every((text) =>
+    isDeepStrictEqual(
+      safeDecode(text, undefined, fastDecoders()),
+      safeDecode(text, undefined, zodDecoders()),
+    ),
+  );
+}
+
+/** ms to refuse a body of a million `{}` items, and ms to JSON.parse it, medians of 5. */
+function flood(): { decode: number; parse: number; issues: number } {
+  const body = `{"event":"message.add","meta":{"idempotency_key":"k","timestamp":1},"data":[${Array(1_000_000).fill('{}').join(',')}]}`;
+  const parse: number[] = [];
+  const decode: number[] = [];
+  let issues = 0;
+  for (let i = 0; i < 5; i++) {
+    let t0 = performance.now();
+    JSON.parse(body);
+    parse.push(performance.now() - t0);
+    t0 = performance.now();
+    const r = safeParseWebhook(body);
+    decode.push(performance.now() - t0);
+    if (!r.success) issues = r.error.issues.length;
+  }
+  return { decode: median(decode), parse: median(parse), issues };
+}
+
 export async function decodeBench(): Promise<{ lines: string[]; ok: boolean }> {
   for (let i = 0; i < 3; i++) {
     perDelivery(JSON.parse, 200);
@@ -41,13 +72,24 @@ export async function decodeBench(): Promise<{ lines: string[]; ok: boolean }> {
     ours.push(perDelivery(parseWebhook, 200));
   }
   const ratio = median(ours) / median(base);
+  const same = samePaths();
+  const f = flood();
+  const floodRatio = f.decode / f.parse;
   const size = await entrySize();
   return {
     lines: [
       `decode: ${corpus.length} fixtures, median µs per delivery — JSON.parse ${median(base).toFixed(2)}, parseWebhook ${median(ours).toFixed(2)}`,
       verdict('parseWebhook / JSON.parse', `${ratio.toFixed(2)}×`, ratio <= 2, '≤ 2.0×'),
+      verdict('fast path and zod alone give the same results on the corpus', String(same), same, 'true'),
+      `flood: 1,000,000 items {} — JSON.parse ${f.parse.toFixed(0)} ms, safeParseWebhook ${f.decode.toFixed(0)} ms, ${f.issues} issues kept`,
+      verdict(
+        'refusing the flood / JSON.parse of it',
+        `${floodRatio.toFixed(2)}×`,
+        floodRatio <= 2 && f.issues <= 100,
+        '≤ 2.0×, ≤ 100 issues',
+      ),
       `size: /webhooks entry ${(size.minified / 1024).toFixed(1)} KiB minified, ${(size.gzip / 1024).toFixed(1)} KiB gzip (zod and eventemitter3 excluded)`,
     ],
-    ok: ratio <= 2,
+    ok: ratio <= 2 && same && floodRatio <= 2 && f.issues <= 100,
   };
 }

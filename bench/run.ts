@@ -1,5 +1,6 @@
 // `npm run bench`: speed and memory targets as ratios against baselines measured in the same run.
 // `npm run bench -- overhead` runs one benchmark by name.
+import { coldImportBench } from './cold-import.js';
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
 import { overheadBench } from './overhead.js';
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   limiter: limiterBench,
   'redis-limiter': redisLimiterBench,
   decode: decodeBench,
+  'cold-import': coldImportBench,
   webhooks: webhooksBench,
   refuse: refuseBench,
 };

@@ -19,8 +19,16 @@ try {
   const esm = `
     import * as main from 'messaging-gateway-sdk';
     import * as hooks from 'messaging-gateway-sdk/webhooks';
+    import * as schemas from 'messaging-gateway-sdk/schemas';
     import assert from 'node:assert/strict';
     assert.equal(typeof main.GatewayClient, 'function');
+    assert.equal(typeof schemas.messageAdd.safeParse, 'function');
+    assert.equal(typeof schemas.sendMessageParams.safeParse, 'function');
+    // The main entry and /webhooks hold classes, functions, types and constants: no schema values.
+    for (const entry of [main, hooks]) {
+      const lower = Object.keys(entry).filter((k) => /^[a-z]/.test(k) && typeof entry[k]?.safeParse === 'function');
+      assert.deepEqual(lower, []);
+    }
     assert.equal(hooks.WebhookParseError, main.WebhookParseError);
     assert.ok(new hooks.WebhookParseError([], '') instanceof main.GatewayError);
     const redis = await import('messaging-gateway-sdk/redis');
@@ -31,7 +39,9 @@ try {
   const cjs = `
     const main = require('messaging-gateway-sdk');
     const hooks = require('messaging-gateway-sdk/webhooks');
+    const schemas = require('messaging-gateway-sdk/schemas');
     const assert = require('node:assert/strict');
+    assert.equal(typeof schemas.v3Message.safeParse, 'function');
     assert.equal(typeof main.GatewayClient, 'function');
     assert.equal(hooks.WebhookParseError, main.WebhookParseError);
     assert.ok(new hooks.WebhookParseError([], '') instanceof main.GatewayError);
@@ -78,7 +88,7 @@ try {
   }
   const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/messaging-gateway-sdk/package.json'), 'utf8'));
   console.log(
-    `packed ${pkg.name}@${pkg.version}: import, require, /webhooks without ky and /redis without a Redis client all pass`,
+    `packed ${pkg.name}@${pkg.version}: import, require, /schemas, /webhooks without ky and /redis without a Redis client all pass`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,11 @@
 /**
- * Entry point `messaging-gateway-sdk`: the client, its errors, the schemas and types of every
- * call, DeliveryTracker, and everything of `messaging-gateway-sdk/webhooks`.
+ * Entry point `messaging-gateway-sdk`: the client, its errors, the types of every call,
+ * DeliveryTracker, and everything of `messaging-gateway-sdk/webhooks`. The zod schemas (runtime
+ * values) are in `messaging-gateway-sdk/schemas`.
  * @module
  */
 export { GatewayClient } from './client.js';
+export { API_ERROR_CODES, type ApiErrorCode, type KnownApiErrorCode } from './core/api-codes.js';
 export type { Credential } from './core/credentials.js';
 export * from './core/errors.js';
 export type { ClientOptions, FetchLike, RequestOptions } from './core/options.js';
@@ -14,12 +16,55 @@ export type { Messages } from './resources/messages.js';
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './resources/send-many.js';
 export type { V3, V3Webhooks } from './resources/v3.js';
 export type { EnsureOptions, Webhooks } from './resources/webhooks.js';
-export * from './schemas/channels.js';
-export * from './schemas/common.js';
-export * from './schemas/keyboards.js';
-export { type Lenient, lenientEnum } from './schemas/lenient.js';
-export * from './schemas/messages.js';
-export * from './schemas/subscriptions.js';
+// Types and constants only: the schema values live in `messaging-gateway-sdk/schemas`, so an
+// editor's auto-import offers the SDK's classes and types, not `channel` or `recipient`.
+export type {
+  Channel,
+  ChannelCredentials,
+  CreateChannelParams,
+  CreatedChannel,
+  DeleteChannelParams,
+  PairingCode,
+  PairingCodeParams,
+  ReinitChannelParams,
+  Submit2faParams,
+} from './schemas/channels.js';
+export {
+  type Attachment,
+  type ChatType,
+  MAX_FILE_BYTES,
+  type Recipient,
+  type Transport,
+} from './schemas/common.js';
+export {
+  CHANNEL_REASONS,
+  CHANNEL_STATUSES,
+  CHAT_TYPES,
+  TIERS,
+  TRANSPORTS,
+  V2_EVENTS,
+} from './schemas/constants.js';
+export type { Keyboard, MaxBotKeyboard, TelegramKeyboard, WapiKeyboard } from './schemas/keyboards.js';
+export type { Lenient } from './schemas/lenient.js';
+export {
+  type EditMessageParams,
+  type MessageRef,
+  type MessagesDumpParams,
+  MORE_THAN_ONE_CONTENT,
+  type SendMessageParams,
+  type SendMessageResult,
+  TEXT_LIMITS,
+  type Template,
+} from './schemas/messages.js';
+export {
+  type NewSubscription,
+  type Subscription,
+  type SubscriptionUpdate,
+  type V2EventName,
+  V3_SWITCHES,
+  type V3WebhookSettings,
+  type V3WebhookSettingsParams,
+} from './schemas/subscriptions.js';
 export type { DeliveryFeed, DeliveryStore, StatusEntry } from './tracking/delivery-store.js';
 export {
   DeliveryTracker,

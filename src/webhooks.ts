@@ -10,7 +10,7 @@ export {
   WebhookAuthError,
   WebhookParseError,
 } from './core/errors.js';
-// Explicit lists: the strict builds of these modules are internal to decoding.
+// Types and constants only: the schema values live in `messaging-gateway-sdk/schemas`.
 export {
   type ChannelLifecycle,
   type ChannelQrUpdate,
@@ -18,10 +18,8 @@ export {
   type ChannelWabaTierUpdate,
   type CrmContactAdd,
   type CrmDealAdd,
-  crmContactAdd,
-  crmDealAdd,
   EVENT_CHAT_TYPES,
-  FAILURE_REASONS,
+  type EventRecipient,
   type GroupChatMembershipsUpdate,
   type KnownV2Event,
   MEMBER_STATUSES,
@@ -30,41 +28,53 @@ export {
   type MessageDelete,
   type MessageEdit,
   type MessageStatusUpdate,
-  messageAdd,
-  messageStatusUpdate,
+  type RejectedItem,
   TEMPLATE_STATUSES,
   type UnknownV2Webhook,
-  V2_PAYLOADS,
   type V2Payload,
   type V2Webhook,
   type V2WebhookOf,
   type WabaTemplateStatusUpdate,
   type WebhookMeta,
-  webhookMeta,
 } from './schemas/events-v2.js';
 export {
+  type UnknownV3Webhook,
   V3_CHANNEL_STATES,
   V3_ERROR_CODES,
   V3_MESSAGE_STATUSES,
   V3_MESSAGE_TYPES,
   V3_STATUS_VALUES,
+  type V3ChannelsUpdates,
   type V3ChannelUpdate,
   type V3CreateContact,
+  type V3CreateContactWebhook,
   type V3CreateDeal,
+  type V3CreateDealWebhook,
+  type V3Error,
   type V3Message,
+  type V3MessagesAndStatuses,
   type V3Status,
   type V3TemplateStatus,
+  type V3TemplateStatusWebhook,
+  type V3Test,
   type V3Webhook,
   type V3WebhookType,
-  v3ChannelUpdate,
-  v3CreateContact,
-  v3CreateDeal,
-  v3Error,
-  v3Message,
-  v3Status,
-  v3TemplateStatus,
 } from './schemas/events-v3.js';
-export * from './schemas/replies.js';
+export {
+  FAILURE_REASON_PREFIXES,
+  FAILURE_REASONS,
+  type FailureReason,
+  isFailureReason,
+  type KnownFailureReason,
+  type MessageFailureReason,
+  type PrefixedFailureReason,
+} from './schemas/reasons.js';
+export type {
+  ContactAddReply,
+  CreateContactReply,
+  CreateDealReply,
+  DealAddReply,
+} from './schemas/replies.js';
 export { createFetchHandler, type FetchContextLike } from './webhooks/adapters/fetch.js';
 export {
   createNodeMiddleware,

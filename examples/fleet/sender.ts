@@ -15,7 +15,7 @@ const { request_id } = await client.messages.send({
 });
 try {
   const update = await tracker.waitFor(request_id, { until: 'delivered', timeoutMs: 120_000 });
-  console.log('delivered at', update.timestamp);
+  console.log('reached', update.status, 'as message', update.message_id);
 } catch (error) {
   if (error instanceof MessageFailedError) console.log('failed:', error.reason);
   else throw error;

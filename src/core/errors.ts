@@ -4,6 +4,9 @@
  * @module
  */
 
+import type { MessageFailureReason } from '../schemas/reasons.js';
+import type { ApiErrorCode } from './api-codes.js';
+
 /** One broken rule of a request or a webhook body: where, and what a person should do about it. */
 export interface Issue {
   /** Path of the field, e.g. `['recipient', 'phone']`; empty for the whole value. */
@@ -83,8 +86,12 @@ export class GatewayApiError extends GatewayError {
   override name = 'GatewayApiError';
   /** HTTP status of the answer. */
   readonly status: number;
-  /** The body's `error` code (spec: Errors → Error body), or undefined for an empty body. */
-  readonly code: string | undefined;
+  /**
+   * The body's `error` code (spec: Errors → Error body), or undefined for an empty body: one of
+   * `API_ERROR_CODES` (`uriNotValid`, `testPostNotPassed`, `TOO_MACH_ENTITIES`) or any
+   * other code the service sends.
+   */
+  readonly code: ApiErrorCode | undefined;
   /** The body's short English `description`. */
   readonly description: string | undefined;
   /** The body's `data`, for developer analysis. */
@@ -197,11 +204,18 @@ export class WebhookParseError extends GatewayError {
    * `JSON.stringify(error)` and loggers leave it out, since it holds phones and texts.
    */
   declare readonly rawBody: unknown;
+  /**
+   * At most 100 issues are kept, so a body of a million bad items costs about what parsing it
+   * does: this counts the further rejected items whose issues are not listed.
+   */
+  readonly omitted: number;
 
-  constructor(issues: Issue[], rawBody: unknown, options: GatewayErrorOptions = {}) {
-    super(`Webhook body could not be decoded: ${summarize(issues)}`, options);
+  constructor(issues: Issue[], rawBody: unknown, options: GatewayErrorOptions & { omitted?: number } = {}) {
+    const more = options.omitted ? ` (and ${options.omitted} more rejected items, not listed)` : '';
+    super(`Webhook body could not be decoded: ${summarize(issues)}${more}`, options);
     this.issues = issues;
     Object.defineProperty(this, 'rawBody', { value: rawBody, enumerable: false });
+    this.omitted = options.omitted ?? 0;
   }
 }
 
@@ -213,14 +227,17 @@ export class WebhookAuthError extends GatewayError {
 /** DeliveryTracker: the message reached status `failed`. */
 export class MessageFailedError extends GatewayError {
   override name = 'MessageFailedError';
-  /** The failure reason of the spec (Errors → Failure reasons), e.g. `bad_contact`. */
-  readonly reason: string | null;
+  /**
+   * The failure reason of the spec (Errors → Failure reasons), e.g. `bad_contact` or
+   * `waba_rejected_by_…`; see `FAILURE_REASONS` and `FAILURE_REASON_PREFIXES`.
+   */
+  readonly reason: MessageFailureReason | null;
   /** The send's request id. */
   readonly requestId: string;
   /** The message id when the service reported one. */
   readonly messageId: string | null;
 
-  constructor(init: { reason: string | null; requestId: string; messageId: string | null }) {
+  constructor(init: { reason: MessageFailureReason | null; requestId: string; messageId: string | null }) {
     super(`Message ${init.requestId} failed: ${init.reason ?? 'no reason given'}`, {
       retryable: init.reason === 'network_error' || init.reason === 'to_many_requests',
     });

@@ -3,8 +3,11 @@
  * @module
  */
 import { z } from 'zod';
-import { digitsOnly, nonEmpty, TRANSPORTS } from './common.js';
+import { digitsOnly, nonEmpty } from './common.js';
+import { CHANNEL_REASONS, CHANNEL_STATUSES, TIERS, TRANSPORTS } from './constants.js';
 import { idString, lenientEnum, lenientString } from './lenient.js';
+
+export { CHANNEL_REASONS, CHANNEL_STATUSES, TIERS };
 
 const empty = z.object({}, { error: 'credentials must be an object ({} for this transport)' });
 
@@ -91,33 +94,6 @@ export const deleteChannelParams = z.object({
 });
 /** Options of `channels.delete`. */
 export type DeleteChannelParams = z.input<typeof deleteChannelParams>;
-
-/** Channel status values (spec: States → Channel status). */
-export const CHANNEL_STATUSES = ['active', 'init', 'disabled'] as const;
-/** Channel status reasons (spec: States → reason). */
-export const CHANNEL_REASONS = [
-  'wait_for_password',
-  'wait_for_code',
-  'qr',
-  'sync',
-  'blocked',
-  'not_enough_money',
-  'rejected',
-  'unauthorized',
-  'foreignphone',
-  'qridle',
-  'openelsewhere',
-] as const;
-/** Business-API tiers (spec: Resources → Channel). */
-export const TIERS = [
-  'TIER_0',
-  'TIER_1K',
-  'TIER_10K',
-  'TIER_100K',
-  'TIER_50',
-  'TIER_250',
-  'TIER_UNLIMITED',
-] as const;
 
 const optionalString = lenientString.nullish();
 

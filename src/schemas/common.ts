@@ -3,39 +3,16 @@
  * @module
  */
 import { z } from 'zod';
+import { CHAT_TYPES, TRANSPORTS } from './constants.js';
 import { ALWAYS } from './lenient.js';
 
-/** Chat types of the spec (Resources → Recipient). */
-export const CHAT_TYPES = [
-  'whatsapp',
-  'whatsgroup',
-  'viber',
-  'instagram',
-  'telegram',
-  'telegroup',
-  'vk',
-  'avito',
-  'max',
-  'maxgroup',
-] as const;
+export { CHAT_TYPES, TRANSPORTS };
+
 /** A chat type a message can be sent to. */
 export type ChatType = (typeof CHAT_TYPES)[number];
 /** Schema of {@link ChatType}. */
 export const chatType = z.enum(CHAT_TYPES, { error: `chat_type must be one of ${CHAT_TYPES.join(', ')}` });
 
-/** Transports of the spec (What the service does → Transport values). */
-export const TRANSPORTS = [
-  'telegram',
-  'tgapi',
-  'vk',
-  'wapi',
-  'whatsapp',
-  'instAPI',
-  'viber',
-  'avito',
-  'max',
-  'maxbot',
-] as const;
 /** The kind of a channel. */
 export type Transport = (typeof TRANSPORTS)[number];
 /** Schema of {@link Transport}. */

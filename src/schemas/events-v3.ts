@@ -1,12 +1,13 @@
 /**
  * Webhook payloads of API v3 (spec: API v3 webhook deliveries): camelCase, one property per kind.
- * Read with the same tolerance as v2 (DESIGN.md, Webhooks → Decoding).
+ * Read with the same tolerance as v2: an item needs only what identifies it, every descriptive
+ * field is optional, unknown fields are kept at run time.
  * @module
  */
-import { z } from 'zod';
-import { TIERS } from './channels.js';
-import { EVENT_CHAT_TYPES, TEMPLATE_STATUSES } from './events-v2.js';
-import { type Kit, lenientKit, strictKit } from './lenient.js';
+import type { z } from 'zod';
+import { TIERS } from './constants.js';
+import { EVENT_CHAT_TYPES, type RejectedItem, TEMPLATE_STATUSES } from './events-v2.js';
+import { type Kit, lazy, zodKit } from './kit.js';
 
 /** Message types of v3 (anything else is kept as it came). */
 export const V3_MESSAGE_TYPES = [
@@ -62,135 +63,236 @@ export const V3_CHANNEL_STATES = [
   'unauthorized',
 ] as const;
 
-/**
- * Builds the v3 payload schemas from a kit of field helpers: once lenient (the public schemas and
- * the types), once strict (the fast path of decoding).
- */
-function buildV3(k: Kit) {
-  const opt = k.str.nullish();
-  const optId = k.id.nullish();
-  const optBool = k.bool.nullish();
-  /** The error of a message or status whose status is `error`. */
-  const v3Error = z.looseObject({
-    /** The code, e.g. BAD_CONTACT; unknown codes are kept. */
-    error: k.oneOf(V3_ERROR_CODES).nullish(),
+/** Builds the parts of `messages` (spec: API v3 webhook deliveries → messages). */
+function buildMessageParts(k: Kit) {
+  const opt = k.opt(k.str);
+  const optId = k.opt(k.id);
+  const error = k.obj({
+    /** The code, e.g. BAD_CONTACT (see `V3_ERROR_CODES`); unknown codes are kept. */
+    error: k.opt(k.oneOf(V3_ERROR_CODES)),
+    /** Short English description. */
     description: opt,
-    data: z.unknown().optional(),
+    /** Details, when the service gives them. */
+    data: k.opt(k.unknown),
   });
+  const contact = k.obj({
+    /** Contact name. */
+    name: opt,
+    /** Avatar link, when the service has one. */
+    avatarUri: opt,
+    /** Telegram only. */
+    username: opt,
+    /** Telegram and max: international format. */
+    phone: opt,
+  });
+  const oldInfo = k.obj({
+    /** The text before the edit or deletion. */
+    oldText: opt,
+    /** The original author's CRM user id. */
+    oldAuthorId: optId,
+    /** The original author's name. */
+    oldAuthorName: opt,
+  });
+  return { opt, optId, error, contact, oldInfo };
+}
 
-  /** One message of a `messages` delivery. */
-  const v3Message = z.looseObject({
+/** Builds every v3 schema from a kit of field helpers (see `buildV2`). */
+export function buildV3(k: Kit) {
+  const { opt, optId, error, contact, oldInfo } = buildMessageParts(k);
+  const optBool = k.opt(k.bool);
+  const source = k.opt(k.oneOf(['auto', 'byUser'] as const));
+  const message = k.obj({
+    /** Message id. */
     messageId: k.id,
-    channelId: k.id,
+    /** Channel id (edited and deleted messages may come without it). */
+    channelId: optId,
+    /** Chat type: the same values as v2's chat_type. */
     chatType: k.oneOf(EVENT_CHAT_TYPES),
+    /** Chat id; for telegram and max an id given in inbound hooks. */
     chatId: k.id,
-    /** Constant per avito account, unlike chatId. */
+    /** Profile id of an avito account: constant per account, unlike chatId. */
     avitoProfileId: optId,
     /** Time in the messenger, `yyyy-mm-ddThh:mm:ss.ms`. */
     dateTime: opt,
-    type: k.oneOf(V3_MESSAGE_TYPES),
-    /** false for inbound, true for outbound. */
-    isEcho: k.bool,
-    contact: z.looseObject({ name: opt, avatarUri: opt, username: opt, phone: opt }).nullish(),
+    /** text, image, audio, video, document, vcard, geo, wapi_template, unsupported, missing_call, unknown. */
+    type: k.opt(k.oneOf(V3_MESSAGE_TYPES)),
+    /** false for inbound, true for outbound (echo). */
+    isEcho: optBool,
+    /** The contact. */
+    contact: k.opt(contact),
+    /** Message text; may be absent when the message has content. */
     text: opt,
+    /** Link to the content. */
     contentUri: opt,
-    status: k.oneOf(V3_MESSAGE_STATUSES),
-    error: v3Error.nullish(),
+    /** sent, delivered, read, error, or inbound (an inbound message). */
+    status: k.opt(k.oneOf(V3_MESSAGE_STATUSES)),
+    /** Present when status is error. */
+    error: k.opt(error),
+    /** Author name; only for isEcho true. */
     authorName: opt,
+    /** CRM user id of the author. */
     authorId: optId,
-    instPost: z.looseObject({}).nullish(),
-    interactive: z.array(z.unknown()).nullish(),
-    quotedMessage: z.looseObject({}).nullish(),
+    /** Post of a photo social network, for a comment. */
+    instPost: k.opt(k.obj({})),
+    /** Buttons of a CRM automation bot attached to the message. */
+    interactive: k.opt(k.list(k.unknown)),
+    /** Parameters of the quoted message. */
+    quotedMessage: k.opt(k.obj({})),
+    /** true when sent from the service's own chat application. */
     sentFromApp: optBool,
+    /** true when edited. */
     isEdited: optBool,
+    /** true when deleted. */
     isDeleted: optBool,
-    oldInfo: z.looseObject({ oldText: opt, oldAuthorId: optId, oldAuthorName: opt }).nullish(),
+    /** For an edited or deleted message: what it was before. */
+    oldInfo: k.opt(oldInfo),
   });
-  /** One item of a `statuses` delivery. */
-  const v3Status = z.looseObject({
+  const status = k.obj({
+    /** Id of the message whose status changed. */
     messageId: k.id,
     /** When the status update was received. */
     timestamp: opt,
+    /** sent, delivered, read, error, or edited (an edit made in the messenger itself). */
     status: k.oneOf(V3_STATUS_VALUES),
-    error: v3Error.nullish(),
+    /** Present when status is error. */
+    error: k.opt(error),
   });
-  const v3Source = k.oneOf(['auto', 'byUser'] as const).nullish();
-
-  /** `createContact`: the CRM must create a contact and answer with it. */
-  const v3CreateContact = z.looseObject({
+  const createContact = k.obj({
+    /** Responsible CRM user. */
     responsibleUserId: optId,
+    /** Contact name. */
     name: opt,
-    contactData: z.array(z.looseObject({ chatType: k.oneOf(EVENT_CHAT_TYPES), chatId: optId })).nullish(),
-    source: v3Source,
+    /** The chats of the contact. */
+    contactData: k.opt(k.list(k.obj({ chatType: k.oneOf(EVENT_CHAT_TYPES), chatId: optId }))),
+    /** `auto` or `byUser`. */
+    source,
   });
-  /** `createDeal`: the CRM must create a deal and answer with it. */
-  const v3CreateDeal = z.looseObject({
+  const createDeal = k.obj({
+    /** Responsible CRM user. */
     responsibleUserId: optId,
-    contacts: z.array(k.id).nullish(),
-    source: v3Source,
+    /** Contact ids. */
+    contacts: k.opt(k.list(k.id)),
+    /** `auto` or `byUser`. */
+    source,
   });
-  /** One item of a `channelsUpdates` delivery. */
-  const v3ChannelUpdate = z.looseObject({
+  const channelUpdate = k.obj({
+    /** Channel id. */
     channelId: k.id,
+    /** active, disabled, qr, phoneUnavailable (deprecated), openElsewhere, notEnoughMoney, unauthorized. */
     state: k.oneOf(V3_CHANNEL_STATES),
     /** wapi channels only. */
-    tier: k.oneOf(TIERS).nullish(),
+    tier: k.opt(k.oneOf(TIERS)),
     /** Base64 QR code, present only when state is qr (see `qrToPng`). */
     qr: opt,
+    /** Channel deauthorized or QR expired. */
     qridle: opt,
-    /** When the state was set, Unix milliseconds. */
-    timestamp: k.num.nullish(),
+    /** When the state was set: Unix time in milliseconds. */
+    timestamp: k.opt(k.num),
   });
-  /** `templateStatus`: moderation of a template. */
-  const v3TemplateStatus = z.looseObject({
+  const templateStatus = k.obj({
+    /** Template id. */
     templateGuid: k.id,
+    /** Template name. */
     name: opt,
+    /** APPROVED, PENDING, REJECTED, PAUSED or DISABLED. */
     status: k.oneOf(TEMPLATE_STATUSES),
   });
-
-  return { v3Error, v3Message, v3Status, v3CreateContact, v3CreateDeal, v3ChannelUpdate, v3TemplateStatus };
+  return { error, message, status, createContact, createDeal, channelUpdate, templateStatus };
 }
 
-const lenient = buildV3(lenientKit);
-/** The strict build: the fast path of decoding (internal). */
-export const V3_STRICT = buildV3(strictKit);
-/** The error of a v3 message or status whose status is `error`. */
-export const v3Error = lenient.v3Error;
-/** One message of a `messages` delivery. */
-export const v3Message = lenient.v3Message;
-/** One item of a `statuses` delivery. */
-export const v3Status = lenient.v3Status;
-/** `createContact`: the CRM must create a contact and answer with it. */
-export const v3CreateContact = lenient.v3CreateContact;
-/** `createDeal`: the CRM must create a deal and answer with it. */
-export const v3CreateDeal = lenient.v3CreateDeal;
-/** One item of a `channelsUpdates` delivery. */
-export const v3ChannelUpdate = lenient.v3ChannelUpdate;
-/** `templateStatus`: moderation of a template. */
-export const v3TemplateStatus = lenient.v3TemplateStatus;
+/** The zod schemas of v3 payloads, built on first use (an import does not pay for them). */
+export const v3Schemas = lazy(() => buildV3(zodKit));
+type V3Schemas = ReturnType<typeof buildV3>;
 
 /** One message of a v3 `messages` delivery. */
-export type V3Message = z.output<typeof v3Message>;
+export type V3Message = z.output<V3Schemas['message']>;
 /** One item of a v3 `statuses` delivery. */
-export type V3Status = z.output<typeof v3Status>;
+export type V3Status = z.output<V3Schemas['status']>;
+/** The error of a v3 message or status whose status is `error`. */
+export type V3Error = z.output<V3Schemas['error']>;
 /** A v3 `createContact` request. */
-export type V3CreateContact = z.output<typeof v3CreateContact>;
+export type V3CreateContact = z.output<V3Schemas['createContact']>;
 /** A v3 `createDeal` request. */
-export type V3CreateDeal = z.output<typeof v3CreateDeal>;
+export type V3CreateDeal = z.output<V3Schemas['createDeal']>;
 /** One item of a v3 `channelsUpdates` delivery. */
-export type V3ChannelUpdate = z.output<typeof v3ChannelUpdate>;
+export type V3ChannelUpdate = z.output<V3Schemas['channelUpdate']>;
 /** A v3 `templateStatus` delivery. */
-export type V3TemplateStatus = z.output<typeof v3TemplateStatus>;
+export type V3TemplateStatus = z.output<V3Schemas['templateStatus']>;
+
+/** What every decoded v3 delivery carries. */
+interface V3Base {
+  /** The surface that sent it. */
+  api: 'v3';
+  /** The items that did not decode (empty when all did, and for kinds that carry one object). */
+  rejected: RejectedItem[];
+}
+
+/** `messages` and `statuses` (possibly both in one delivery): each an array, empty when absent. */
+export interface V3MessagesAndStatuses extends V3Base {
+  /** The kind. */
+  type: 'messagesAndStatuses';
+  /** New messages, inbound and outbound. */
+  messages: V3Message[];
+  /** Status changes of outbound messages. */
+  statuses: V3Status[];
+}
+/** `createContact`: the CRM must create a contact and answer with it. */
+export interface V3CreateContactWebhook extends V3Base {
+  /** The kind. */
+  type: 'createContact';
+  /** The request. */
+  createContact: V3CreateContact;
+}
+/** `createDeal`: the CRM must create a deal and answer with it. */
+export interface V3CreateDealWebhook extends V3Base {
+  /** The kind. */
+  type: 'createDeal';
+  /** The request. */
+  createDeal: V3CreateDeal;
+}
+/** `channelsUpdates`: channel state changes. */
+export interface V3ChannelsUpdates extends V3Base {
+  /** The kind. */
+  type: 'channelsUpdates';
+  /** The changes. */
+  channelsUpdates: V3ChannelUpdate[];
+}
+/** `templateStatus`: moderation of a template. */
+export interface V3TemplateStatusWebhook extends V3Base {
+  /** The kind. */
+  type: 'templateStatus';
+  /** The new status. */
+  templateStatus: V3TemplateStatus;
+}
+/** The service's `{ test: true }` probe, sent when the v3 settings are changed. */
+export interface V3Test extends V3Base {
+  /** The kind. */
+  type: 'test';
+  /** Always true. */
+  test: true;
+}
+/**
+ * A v3 delivery of a kind this SDK does not know yet (as v2 keeps unknown events): the body is
+ * kept as it came, and the names of its properties listed.
+ */
+export interface UnknownV3Webhook extends V3Base {
+  /** Always `unknown`. */
+  type: 'unknown';
+  /** The property names of the body, e.g. `['paymentsUpdates']`. */
+  unknownKinds: string[];
+  /** The body as it came. */
+  body: Record<string, unknown>;
+}
 
 /** A decoded v3 delivery: a discriminated union on `type`. */
 export type V3Webhook =
-  | { api: 'v3'; type: 'messagesAndStatuses'; messages: V3Message[]; statuses: V3Status[] }
-  | { api: 'v3'; type: 'createContact'; createContact: V3CreateContact }
-  | { api: 'v3'; type: 'createDeal'; createDeal: V3CreateDeal }
-  | { api: 'v3'; type: 'channelsUpdates'; channelsUpdates: V3ChannelUpdate[] }
-  | { api: 'v3'; type: 'templateStatus'; templateStatus: V3TemplateStatus }
-  /** The service's `{ test: true }` probe, sent when the v3 settings are changed. */
-  | { api: 'v3'; type: 'test'; test: true };
+  | V3MessagesAndStatuses
+  | V3CreateContactWebhook
+  | V3CreateDealWebhook
+  | V3ChannelsUpdates
+  | V3TemplateStatusWebhook
+  | V3Test
+  | UnknownV3Webhook;
 
 /** The `type` of a v3 delivery. */
 export type V3WebhookType = V3Webhook['type'];

@@ -5,24 +5,38 @@
  */
 import { z } from 'zod';
 
-// Each lenient helper is one standalone transform: a single schema node that checks and
-// normalises at once. It is the cheapest lenient form zod offers (no union, no pipe), which
-// matters on the hot path of webhook decoding (bench: decode).
-const expected = (ctx: { issues: unknown[] }, input: unknown, what: string) => {
-  ctx.issues.push({ code: 'custom', message: `expected ${what}, got ${describe(input)}`, input });
-  return z.NEVER;
-};
-function describe(value: unknown): string {
+/**
+ * What came, named by kind and never by value: a message may be logged, and a delivery's values
+ * are phones and texts (`missing`, `null`, `a number`, `an object`, …).
+ */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return 'missing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
+
+/** The message of every decoding issue: the expected shape and the kind of what came. */
+export function expectedMessage(what: string, input: unknown): string {
+  return `expected ${what}, got ${kindOf(input)}`;
+}
+
+// Each lenient helper is one standalone transform: a single schema node that checks and
+// normalises at once. It is the cheapest lenient form zod offers (no union, no pipe).
+const expected = (ctx: { issues: unknown[] }, input: unknown, what: string) => {
+  ctx.issues.push({ code: 'custom', message: expectedMessage(what, input), input });
+  return z.NEVER;
+};
+
+/** What an id or documented string accepts. */
+export const STRING_OR_NUMBER = 'a string or a number';
 
 /** An id: a string, or a number that decodes to its string. Never format-checked. */
 export const idString = z.transform((v: unknown, ctx): string => {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  return expected(ctx, v, 'a string or a number');
+  return expected(ctx, v, STRING_OR_NUMBER);
 });
 
 /** A documented string that may arrive as a number (phones, ids): decodes to the string. */
@@ -32,15 +46,25 @@ export const lenientString = idString;
 export type Lenient<T extends string> = T | (string & {});
 
 /**
+ * The spec's spelling of an enumeration value: exact matches as they are, a match ignoring case
+ * in the spec's spelling, anything else kept as it came.
+ */
+export function enumSpelling(values: readonly string[]): (v: string) => string {
+  const exact = new Set<string>(values);
+  const folded = new Map(values.map((v) => [v.toLowerCase(), v]));
+  return (v) => (exact.has(v) ? v : (folded.get(v.toLowerCase()) ?? v));
+}
+
+/**
  * An enumeration read case-insensitively: a value that matches one of `values` ignoring case
  * decodes to the spec's spelling; any other string is kept as it came, never rejected.
  */
 export function lenientEnum<const T extends readonly string[]>(values: T) {
-  const exact = new Set<string>(values);
-  const folded = new Map(values.map((v) => [v.toLowerCase(), v]));
+  const spell = enumSpelling(values);
   return z.transform((v: unknown, ctx): Lenient<T[number]> => {
-    if (typeof v !== 'string') return expected(ctx, v, `one of ${values.join(', ')}`);
-    return exact.has(v) ? v : (folded.get(v.toLowerCase()) ?? v);
+    // Any string is accepted (unknown values are kept), so the issue asks for a string.
+    if (typeof v !== 'string') return expected(ctx, v, 'a string');
+    return spell(v);
   });
 }
 
@@ -74,28 +98,3 @@ export const listOf = <S extends z.ZodType>(item: S) =>
  * lists every broken rule at once. Such refinements must not trust the types of their input.
  */
 export const ALWAYS = { when: () => true } as const;
-
-/** The field helpers a decoding schema is built from; see {@link lenientKit} and {@link strictKit}. */
-export const lenientKit = {
-  id: idString,
-  str: lenientString,
-  num: lenientNumber,
-  bool: lenientBoolean,
-  oneOf: lenientEnum,
-};
-/** The field helpers a decoding schema is built from. */
-export type Kit = typeof lenientKit;
-
-/**
- * The fast path of decoding: the same schemas, built from helpers that accept only canonical
- * values (strings as strings, enumerations in the spec's spelling), with no transform at all.
- * Most deliveries pass it; one that does not is decoded again with {@link lenientKit}, which gives
- * the same output for canonical values, so the two builds are one definition.
- */
-export const strictKit = {
-  id: z.string(),
-  str: z.string(),
-  num: z.number(),
-  bool: z.boolean(),
-  oneOf: <const T extends readonly string[]>(values: T) => z.enum(values),
-} as unknown as Kit;

@@ -5,27 +5,11 @@
  */
 import { z } from 'zod';
 import { httpUrl, nonEmpty } from './common.js';
+import { V2_EVENTS } from './constants.js';
 import { ALWAYS, idString, lenientBoolean, lenientString } from './lenient.js';
 
-/** Event kinds of API v2 (spec: Events), including channel.update seen in a sample list. */
-export const V2_EVENTS = [
-  'message.add',
-  'message.status_update',
-  'message.delete',
-  'message.edit',
-  'waba_template.status_update',
-  'channel.status_update',
-  'channel.create',
-  'channel.delete',
-  'channel.qr_update',
-  'channel.waba_tier_update',
-  'group_chat.memberships_update',
-  'group_chat.update',
-  'crm_entities.contact_add',
-  'crm_entities.deal_add',
-  'messages_dump.status_update',
-  'channel.update',
-] as const;
+export { V2_EVENTS };
+
 /** An event kind of API v2. */
 export type V2EventName = (typeof V2_EVENTS)[number];
 /** Schema of {@link V2EventName}. */

@@ -1,29 +1,19 @@
-import { z } from 'zod';
 import type { Issue } from '../core/errors.js';
-import {
-  type KnownV2Event,
-  V2_PAYLOADS,
-  V2_STRICT,
-  type V2Webhook,
-  webhookMeta,
-} from '../schemas/events-v2.js';
-import { toIssues } from '../schemas/issues.js';
-import { parseTwoPass, type TwoPass, twoPass } from './two-pass.js';
+import { V2_EVENTS } from '../schemas/constants.js';
+import type { V2Webhook, WebhookMeta } from '../schemas/events-v2.js';
+import { decodeItems, decodeOne, IssueBudget } from './decode-items.js';
+import { type Decoders, fastDecoders } from './decoders.js';
 
-/** The outcome of decoding one surface: the webhook, or every structural issue found. */
-export type Decoded<W> = { ok: true; webhook: W } | { ok: false; issues: Issue[] };
+/**
+ * The outcome of decoding one surface: the webhook (which lists its rejected items), or every
+ * structural issue found, at most 100, with the count of rejected items whose issues were not kept.
+ */
+export type Decoded<W> = { ok: true; webhook: W } | { ok: false; issues: Issue[]; omitted?: number };
 
-const known = new Map<string, KnownV2Event>(
-  (Object.keys(V2_PAYLOADS) as KnownV2Event[]).map((name) => [name.toLowerCase(), name]),
+const ENVELOPE = ['event', 'data', 'meta', 'api', 'rejected'];
+const known = new Map<string, (typeof V2_EVENTS)[number]>(
+  V2_EVENTS.map((name) => [name.toLowerCase(), name]),
 );
-// Built once: one pair per event kind (the strict one compiled into a plain check).
-const dataSchemas = new Map<string, TwoPass>(
-  (Object.keys(V2_PAYLOADS) as KnownV2Event[]).map((name) => [
-    name,
-    twoPass(z.array(V2_STRICT.payloads[name] as z.ZodType), z.array(V2_PAYLOADS[name] as z.ZodType)),
-  ]),
-);
-const metaSchemas = twoPass(V2_STRICT.webhookMeta, webhookMeta);
 
 /** A plain JSON object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -31,46 +21,49 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Envelope fields other than the ones decoded, kept as they came (never `__proto__`). */
-function extraFields(value: Record<string, unknown>, skip: readonly string[]): Record<string, unknown> {
+export function extraFields(
+  value: Record<string, unknown>,
+  skip: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    if (!skip.includes(key) && key !== '__proto__') out[key] = value[key];
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !skip.includes(key) && key !== '__proto__') out[key] = value[key];
   }
   return out;
 }
 
+/** The failure of a delivery none of whose items decoded. */
+export function nothingDecoded(budget: IssueBudget): Decoded<never> {
+  return { ok: false, issues: budget.issues, omitted: budget.omitted };
+}
+
 /**
- * Decodes a v2 delivery (spec: Events → Envelope): `event`, `data` (an array), `meta`. A kind the
- * SDK does not know decodes to `event: 'unknown'` with the name kept in `unknownEvent`.
+ * Decodes a v2 delivery (spec: Events → Envelope): `event`, `data` (an array), `meta`. Each item
+ * of `data` is decoded on its own; the ones that fail are listed in `rejected`. A kind the SDK
+ * does not know decodes to `event: 'unknown'` with the name kept in `unknownEvent`.
  */
-export function decodeV2(value: unknown): Decoded<V2Webhook> {
+export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): Decoded<V2Webhook> {
   if (!isRecord(value))
-    return { ok: false, issues: [{ path: [], message: 'a v2 delivery is a JSON object' }] };
-  const issues: Issue[] = [];
+    return { ok: false, issues: [{ path: [], message: 'expected a v2 delivery (a JSON object)' }] };
+  const budget = new IssueBudget();
   const { event, data } = value;
   if (typeof event !== 'string' || event === '') {
-    issues.push({ path: ['event'], message: 'event must be a string naming the event kind' });
+    budget.keep([{ path: ['event'], message: 'expected a string naming the event kind' }]);
   }
-  if (!Array.isArray(data)) issues.push({ path: ['data'], message: 'data must be an array of payloads' });
-  const meta = parseTwoPass(metaSchemas, value.meta);
-  if (!meta.success) issues.push(...toIssues(meta.error, ['meta']));
-  if (issues.length > 0) return { ok: false, issues };
+  if (!Array.isArray(data)) budget.keep([{ path: ['data'], message: 'expected an array of payloads' }]);
+  const meta = decodeOne<WebhookMeta>(decoders.meta, value.meta, ['meta'], budget);
+  if (!meta.ok || budget.issues.length > 0) return nothingDecoded(budget);
 
-  const name = known.get((event as string).toLowerCase());
-  const extra = extraFields(value, ['event', 'data', 'meta', 'api']);
+  const name = known.get(event as string) ?? known.get((event as string).toLowerCase());
+  const webhook = extraFields(value, ENVELOPE);
+  webhook.api = 'v2';
+  webhook.meta = meta.value;
   if (name === undefined) {
-    const webhook = {
-      ...extra,
-      api: 'v2',
-      event: 'unknown',
-      unknownEvent: event,
-      data,
-      meta: meta.data,
-    } as V2Webhook;
-    return { ok: true, webhook };
+    Object.assign(webhook, { event: 'unknown', unknownEvent: event, data, rejected: [] });
+    return { ok: true, webhook: webhook as unknown as V2Webhook };
   }
-  const payloads = parseTwoPass(dataSchemas.get(name) as TwoPass, data);
-  if (!payloads.success) return { ok: false, issues: toIssues(payloads.error, ['data']) };
-  const webhook = { ...extra, api: 'v2', event: name, data: payloads.data, meta: meta.data } as V2Webhook;
-  return { ok: true, webhook };
+  const items = decodeItems(decoders.v2[name], data as unknown[], 'data', budget);
+  if (items.good.length === 0 && items.bad.length > 0) return nothingDecoded(budget);
+  Object.assign(webhook, { event: name, data: items.good, rejected: items.rejected() });
+  return { ok: true, webhook: webhook as unknown as V2Webhook };
 }

@@ -1,18 +1,9 @@
-import { z } from 'zod';
 import type { Issue } from '../core/errors.js';
-import {
-  V3_STRICT,
-  type V3Webhook,
-  v3ChannelUpdate,
-  v3CreateContact,
-  v3CreateDeal,
-  v3Message,
-  v3Status,
-  v3TemplateStatus,
-} from '../schemas/events-v3.js';
-import { toIssues } from '../schemas/issues.js';
-import { type Decoded, isRecord } from './decode-v2.js';
-import { parseTwoPass, type TwoPass, twoPass } from './two-pass.js';
+import type { V3Webhook } from '../schemas/events-v3.js';
+import { kindOf } from '../schemas/lenient.js';
+import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './decode-items.js';
+import { type Decoded, isRecord, nothingDecoded } from './decode-v2.js';
+import { type Decoders, fastDecoders } from './decoders.js';
 
 // One property per kind (spec: API v3 webhook deliveries, 3); messages and statuses may share one.
 const KINDS = {
@@ -24,80 +15,100 @@ const KINDS = {
   templateStatus: 'templateStatus',
 } as const;
 type Kind = (typeof KINDS)[keyof typeof KINDS];
+type Single = 'createContact' | 'createDeal' | 'templateStatus';
 
-const S = V3_STRICT;
-const messages = twoPass(z.array(S.v3Message).nullish(), z.array(v3Message).nullish());
-const statuses = twoPass(z.array(S.v3Status).nullish(), z.array(v3Status).nullish());
-const channelsUpdates = twoPass(z.array(S.v3ChannelUpdate), z.array(v3ChannelUpdate));
-const createContact = twoPass(S.v3CreateContact, v3CreateContact);
-const createDeal = twoPass(S.v3CreateDeal, v3CreateDeal);
-const templateStatus = twoPass(S.v3TemplateStatus, v3TemplateStatus);
+const fail = (path: (string | number)[], message: string): Decoded<never> => ({
+  ok: false,
+  issues: [{ path, message }],
+});
 
-function parse<S extends TwoPass>(
-  schemas: S,
-  value: unknown,
+/** Decodes one list of items (absent or null: empty), or says why it is not a list. */
+function list(
+  body: Record<string, unknown>,
   key: string,
-  issues: Issue[],
-): z.output<S['lenient']> {
-  const result = parseTwoPass(schemas, value);
-  if (!result.success) issues.push(...toIssues(result.error, [key]));
-  return result.data as z.output<S['lenient']>;
+  decoder: Decoder,
+  budget: IssueBudget,
+): Items<unknown> | Issue {
+  const value = body[key];
+  if (value == null) return decodeItems(decoder, [], key, budget);
+  if (!Array.isArray(value)) return { path: [key], message: `expected an array, got ${kindOf(value)}` };
+  return decodeItems(decoder, value, key, budget);
 }
 
-function decodeKind(kind: Kind, body: Record<string, unknown>, issues: Issue[]): V3Webhook {
-  switch (kind) {
-    case 'messagesAndStatuses':
-      return {
-        api: 'v3',
-        type: kind,
-        messages: parse(messages, body.messages, 'messages', issues) ?? [],
-        statuses: parse(statuses, body.statuses, 'statuses', issues) ?? [],
-      };
-    case 'createContact':
-      return { api: 'v3', type: kind, createContact: parse(createContact, body.createContact, kind, issues) };
-    case 'createDeal':
-      return { api: 'v3', type: kind, createDeal: parse(createDeal, body.createDeal, kind, issues) };
-    case 'channelsUpdates':
-      return {
-        api: 'v3',
-        type: kind,
-        channelsUpdates: parse(channelsUpdates, body.channelsUpdates, kind, issues),
-      };
-    case 'templateStatus':
-      return {
-        api: 'v3',
-        type: kind,
-        templateStatus: parse(templateStatus, body.templateStatus, kind, issues),
-      };
+function decodeLists(
+  kind: 'messagesAndStatuses' | 'channelsUpdates',
+  body: Record<string, unknown>,
+  d: Decoders,
+): Decoded<V3Webhook> {
+  const budget = new IssueBudget();
+  const keys =
+    kind === 'channelsUpdates' ? (['channelsUpdates'] as const) : (['messages', 'statuses'] as const);
+  const decoderOf = { messages: d.v3.message, statuses: d.v3.status, channelsUpdates: d.v3.channelUpdate };
+  const lists: Items<unknown>[] = [];
+  for (const key of keys) {
+    const result = list(body, key, decoderOf[key], budget);
+    if (!(result instanceof Items)) return { ok: false, issues: [result] };
+    lists.push(result);
   }
+  const good = lists.reduce((n, l) => n + l.good.length, 0);
+  if (good === 0 && lists.some((l) => l.bad.length > 0)) return nothingDecoded(budget);
+  const webhook: Record<string, unknown> = { api: 'v3', type: kind };
+  for (const l of lists) webhook[l.list] = l.good;
+  webhook.rejected = lists.flatMap((l) => l.rejected());
+  return { ok: true, webhook: webhook as unknown as V3Webhook };
+}
+
+function decodeSingle(kind: Single, body: Record<string, unknown>, d: Decoders): Decoded<V3Webhook> {
+  const decoder = {
+    createContact: d.v3.createContact,
+    createDeal: d.v3.createDeal,
+    templateStatus: d.v3.templateStatus,
+  }[kind];
+  const budget = new IssueBudget();
+  const one = decodeOne(decoder, body[kind], [kind], budget);
+  if (!one.ok) return nothingDecoded(budget);
+  return {
+    ok: true,
+    webhook: { api: 'v3', type: kind, [kind]: one.value, rejected: [] } as unknown as V3Webhook,
+  };
+}
+
+/** The kinds a body carries, in the order of KINDS. */
+function kindsOf(body: Record<string, unknown>): Kind[] {
+  const present: Kind[] = [];
+  for (const key in KINDS) {
+    const kind = KINDS[key as keyof typeof KINDS];
+    if (body[key] != null && !present.includes(kind)) present.push(kind);
+  }
+  return present;
 }
 
 /**
  * Decodes a v3 delivery: one property per kind, `messages` and `statuses` together as one
- * `messagesAndStatuses` value (both arrays, empty when absent), and the `{ test: true }` probe.
- * A body with two kinds is an error rather than a silent choice of one.
+ * `messagesAndStatuses` value (both arrays, empty when absent; the only pair the spec allows in
+ * one body), the `{ test: true }` probe, and `type: 'unknown'` for a body of no known kind.
  */
-export function decodeV3(value: unknown): Decoded<V3Webhook> {
-  if (!isRecord(value))
-    return { ok: false, issues: [{ path: [], message: 'a v3 delivery is a JSON object' }] };
-  const present: Kind[] = [];
-  for (const key in KINDS) {
-    const kind = KINDS[key as keyof typeof KINDS];
-    if (value[key] != null && !present.includes(kind)) present.push(kind);
+export function decodeV3(value: unknown, d: Decoders = fastDecoders()): Decoded<V3Webhook> {
+  if (!isRecord(value)) return fail([], 'expected a v3 delivery (a JSON object)');
+  if ('event' in value || 'meta' in value) {
+    return fail([], 'expected a v3 delivery, got a v2 one (it has event or meta)');
   }
+  const present = kindsOf(value);
   if (present.length === 0) {
     if (value.test === true || value.test === 'true')
-      return { ok: true, webhook: { api: 'v3', type: 'test', test: true } };
-    const message = `no v3 payload: expected one of ${Object.keys(KINDS).join(', ')}, or { test: true }`;
-    return { ok: false, issues: [{ path: [], message }] };
+      return { ok: true, webhook: { api: 'v3', type: 'test', test: true, rejected: [] } };
+    const names = Object.keys(value).filter((key) => key !== '__proto__');
+    if (names.length === 0)
+      return fail([], `expected one of ${Object.keys(KINDS).join(', ')}, or { test: true }`);
+    const body = Object.fromEntries(names.map((key) => [key, value[key]]));
+    return { ok: true, webhook: { api: 'v3', type: 'unknown', unknownKinds: names, body, rejected: [] } };
   }
   if (present.length > 1) {
-    return {
-      ok: false,
-      issues: [{ path: [], message: `one delivery carries several kinds: ${present.join(', ')}` }],
-    };
+    // The spec allows messages and statuses together (one kind here), and no other pair.
+    return fail([], `expected one kind per delivery, got several: ${present.join(', ')}`);
   }
-  const issues: Issue[] = [];
-  const webhook = decodeKind(present[0] as Kind, value, issues);
-  return issues.length ? { ok: false, issues } : { ok: true, webhook };
+  const kind = present[0] as Kind;
+  return kind === 'messagesAndStatuses' || kind === 'channelsUpdates'
+    ? decodeLists(kind, value, d)
+    : decodeSingle(kind, value, d);
 }

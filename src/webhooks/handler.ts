@@ -13,7 +13,7 @@ import {
 import { type ResolvedOptions, resolveOptions, type WebhookHandlerOptions } from './handler-options.js';
 import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './http.js';
 import { answerOf, OUTCOMES, type Outcome } from './outcomes.js';
-import { decodeAs, surfaceOf, type Webhook } from './parse.js';
+import { copyParsed, decodeAs, surfaceOf, type Webhook } from './parse.js';
 import { readRequestBody } from './read-body.js';
 import { responderKind, runResponder } from './respond.js';
 import { type Authentication, Verifier } from './verify.js';
@@ -34,6 +34,9 @@ interface Delivery {
   /** The idempotency key this delivery holds a claim on, once it holds one. */
   claimedKey?: string;
 }
+
+/** Rejected items reported one by one; past it, one report counts the rest. */
+const MAX_REPORTED_ITEMS = 100;
 
 /** How a delivery ended: a row of the outcome table, and a CRM reply when there is one. */
 interface Ending {
@@ -176,10 +179,35 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     if (auth === 'crmKey' && surface === 'v2') {
       return this.#unauthorized('a v2 delivery needs the secret; the crmKey authenticates v3 only', delivery);
     }
-    const decoded = decodeAs(parsed.value, surface);
-    if (!decoded.ok) return this.#invalid(new WebhookParseError(decoded.issues, parsed.raw), delivery);
+    // A value a framework's parser made is copied, so listeners never share the caller's objects.
+    const value = parsed.raw === parsed.value ? copyParsed(parsed.value) : parsed.value;
+    const decoded = decodeAs(value, surface);
+    if (!decoded.ok) {
+      const error = new WebhookParseError(decoded.issues, parsed.raw, { omitted: decoded.omitted ?? 0 });
+      return this.#invalid(error, delivery);
+    }
     delivery.context.webhook = decoded.webhook;
+    this.#reportRejected(decoded.webhook, delivery);
     return this.#process(decoded.webhook, delivery);
+  }
+
+  /**
+   * The good items go on; each rejected one is reported with its raw value (the first
+   * {@link MAX_REPORTED_ITEMS}, then one report counting the rest), so nothing is lost silently.
+   */
+  #reportRejected(webhook: Webhook, delivery: Delivery): void {
+    const { rejected } = webhook;
+    for (const item of rejected.slice(0, MAX_REPORTED_ITEMS)) {
+      const issues = item.issues.length
+        ? item.issues
+        : [{ path: [item.list, item.index], message: 'rejected' }];
+      this.#report(new WebhookParseError(issues, item.raw), delivery, 'decode');
+    }
+    if (rejected.length > MAX_REPORTED_ITEMS) {
+      const rest = rejected.length - MAX_REPORTED_ITEMS;
+      const issue = { path: [], message: `${rest} more rejected items; the raw body holds them` };
+      this.#report(new WebhookParseError([issue], delivery.context.rawBody), delivery, 'decode');
+    }
   }
 
   /** claim → answer → dispatch. */

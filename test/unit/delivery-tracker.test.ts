@@ -112,7 +112,7 @@ describe('DeliveryTracker.attach', () => {
     const body = {
       event: 'message.status_update',
       data: [update('req-9', 'delivered')],
-      meta: { idempotency_key: 'k9' },
+      meta: { idempotency_key: 'k9', timestamp: 1763800000 },
     };
     await hooks.handle(post(JSON.stringify(body)));
     await hooks.drain();

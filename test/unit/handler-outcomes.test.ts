@@ -139,7 +139,12 @@ describe('The outcome table: each row answered as it says, the key treated as it
   it('not JSON or not a delivery: 400, reported on "error" with the raw body, no key touched', async () => {
     const { store, calls } = recordingStore();
     const { hooks, errors } = collecting({ dedupe: store });
-    for (const body of ['{"event": "message.add", ', new Uint8Array([0xff, 0xfe, 0x7b]), '[]', '{"x":1}']) {
+    for (const body of [
+      '{"event": "message.add", ',
+      new Uint8Array([0xff, 0xfe, 0x7b]),
+      '[]',
+      '{"event":"message.add"}',
+    ]) {
       expect((await hooks.handle(to(body))).status).toBe(400);
     }
     expect(errors.map(([e, c]) => [e instanceof WebhookParseError, c.stage])).toEqual(
@@ -331,5 +336,44 @@ describe('receive(): what a queue worker calls', () => {
     hooks.on('webhook', () => Promise.reject(new Error('flaky')));
     await expect(hooks.receive(webhook)).rejects.toMatchObject({ retryable: true, message: /flaky/ });
     expect(errors.map(([, c]) => c.stage)).toEqual(['listener']);
+  });
+});
+
+describe('Per item: the good items are dispatched, each rejected one reported with its raw value', () => {
+  it('answers 200, hands the listener the good items, and reports the bad one on "error"', async () => {
+    const { hooks, errors } = collecting({ dispatch: 'await' });
+    const body = JSON.parse(messageAdd('mixed-1', 'good')) as { data: unknown[] };
+    const bad = { message_id: 'm-bad', direction: 'inbound' }; // no channel, no recipient
+    body.data = [body.data[0], bad, body.data[0]];
+    const seen: number[] = [];
+    hooks.on('message.add', (w) => void seen.push(w.data.length));
+    expect((await hooks.handle(to(JSON.stringify(body)))).status).toBe(200);
+    expect(seen).toEqual([2]);
+    expect(errors).toHaveLength(1);
+    const [error, context] = errors[0] as [WebhookParseError, { stage: string; rawBody: unknown }];
+    expect(error).toBeInstanceOf(WebhookParseError);
+    expect(error.rawBody).toEqual(bad);
+    expect(error.issues[0]?.path.slice(0, 2)).toEqual(['data', 1]);
+    expect(context.stage).toBe('decode');
+    expect(context.rawBody).toBe(JSON.stringify(body));
+  });
+
+  it('reports the first 100 rejected items one by one and counts the rest in one more report', async () => {
+    const { hooks, errors } = collecting();
+    const body = JSON.parse(messageAdd('mixed-2')) as { data: unknown[] };
+    body.data = [body.data[0], ...Array.from({ length: 150 }, () => ({}))];
+    expect((await hooks.handle(to(JSON.stringify(body)))).status).toBe(200);
+    expect(errors).toHaveLength(101);
+    expect(errors[100]?.[0].message).toMatch(/50 more rejected items/);
+  });
+
+  it('answers 400 when no item decodes, keeping at most 100 issues and counting the rest', async () => {
+    const { hooks, errors } = collecting();
+    const body = JSON.parse(messageAdd('mixed-3')) as { data: unknown[] };
+    body.data = Array.from({ length: 10_000 }, () => ({}));
+    expect((await hooks.handle(to(JSON.stringify(body)))).status).toBe(400);
+    const error = errors[0]?.[0] as WebhookParseError;
+    expect(error.issues.length).toBeLessThanOrEqual(100);
+    expect(error.omitted).toBeGreaterThan(0);
   });
 });
