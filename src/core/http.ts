@@ -6,7 +6,7 @@ import { type GatewayError, GatewayTimeoutError } from './errors.js';
 import { acquireWithin } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
-import type { RateLimiterLike } from './rate-limiter.js';
+import { RateLimiter, type RateLimiterLike } from './rate-limiter.js';
 import { redact } from './redact.js';
 import { type CallOptions, type ResolvedOptions, resolveCallOptions } from './resolve-options.js';
 import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
@@ -53,6 +53,7 @@ export class HttpCore {
   readonly limiter: RateLimiterLike | undefined;
   /** The client's log, scrubbed of credentials and phone numbers. */
   readonly log: Log;
+  #longWaits = { count: 0, longest: 0, loggedAt: Number.NEGATIVE_INFINITY };
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -165,11 +166,18 @@ export class HttpCore {
     const timer = setTimeout(() => controller.abort(TIMED_OUT), call.timeout);
     const unlink = call.signal ? onAbort(call.signal, (reason) => controller.abort(reason)) : undefined;
     try {
-      const release = this.limiter && (await this.#acquire(spec, controller.signal, call));
+      let release = this.limiter && (await this.#acquire(spec, controller.signal, call));
+      // The slot is given back once the answer's headers are in: the request has surely arrived
+      // by then, and reading the body does not hold back the next waiter.
+      const answered = () => {
+        const give = release;
+        release = undefined;
+        give?.();
+      };
       try {
-        return await this.#exchange(spec, token, call, controller.signal, n);
+        return await this.#exchange(spec, token, call, controller.signal, n, answered);
       } finally {
-        release?.();
+        answered();
       }
     } finally {
       clearTimeout(timer);
@@ -180,10 +188,12 @@ export class HttpCore {
   async #acquire(spec: CallSpec, signal: AbortSignal, call: CallOptions) {
     const started = performance.now();
     try {
-      const release = await acquireWithin(this.limiter as RateLimiterLike, signal);
-      const waited = performance.now() - started;
-      if (waited > 1000)
-        this.log.warn(`${spec.method} ${spec.path}: waited ${Math.round(waited)} ms for the rate limiter`);
+      const limiter = this.limiter as RateLimiterLike;
+      // The built-in limiter honours its signal; only a limiter of the user's needs the guard.
+      const release = await (limiter instanceof RateLimiter
+        ? limiter.acquire(signal)
+        : acquireWithin(limiter, signal));
+      if (this.log.warnOn) this.#noteQueueWait(spec, performance.now() - started);
       return release;
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
@@ -201,7 +211,33 @@ export class HttpCore {
     }
   }
 
-  async #exchange(spec: CallSpec, token: string, call: CallOptions, signal: AbortSignal, n: number) {
+  /**
+   * Warns of waits over a second for the limiter, at most one line a second: a burst of a
+   * thousand sends is one line with a count, not a thousand lines.
+   */
+  #noteQueueWait(spec: CallSpec, waited: number): void {
+    if (waited <= 1000) return;
+    const waits = this.#longWaits;
+    waits.count++;
+    waits.longest = Math.max(waits.longest, waited);
+    const now = performance.now();
+    if (now - waits.loggedAt < 1000) return;
+    const others =
+      waits.count > 1 ? ` (${waits.count} calls waited over a second since the last such line)` : '';
+    this.log.warn(
+      `${spec.method} ${spec.path}: waited ${Math.round(waits.longest)} ms for the rate limiter${others}`,
+    );
+    this.#longWaits = { count: 0, longest: 0, loggedAt: now };
+  }
+
+  async #exchange(
+    spec: CallSpec,
+    token: string,
+    call: CallOptions,
+    signal: AbortSignal,
+    n: number,
+    answered: () => void,
+  ) {
     const started = performance.now();
     const headers = call.headers ? { ...this.#headers, ...call.headers } : { ...this.#headers };
     headers.authorization = `Bearer ${token}`;
@@ -214,6 +250,7 @@ export class HttpCore {
         searchParams: spec.query,
         signal,
       });
+      answered();
       attempt = await this.#answer(spec, response);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
