@@ -32,13 +32,16 @@ export abstract class Resource {
   }
 
   /** Makes the call and reads its data (after the envelope) with `read`. */
-  protected async request<T>(
+  protected request<T>(
     spec: CallSpec,
     options: RequestOptions | undefined,
     read: (data: unknown) => T,
   ): Promise<WithResponse<T>> {
-    const answer = await this.core.call(spec, options);
-    return { data: read(answer.data), response: answer.response, requestId: answer.requestId };
+    return this.core.call(spec, options).then((answer) => ({
+      data: read(answer.data),
+      response: answer.response,
+      requestId: answer.requestId,
+    }));
   }
 
   /** Reads an answer with a tolerant schema; an answer of another structure is a GatewayError. */
