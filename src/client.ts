@@ -1,5 +1,6 @@
 import { HttpCore } from './core/http.js';
-import { type ClientOptions, resolveOptions } from './core/options.js';
+import type { ClientOptions } from './core/options.js';
+import { resolveOptions } from './core/resolve-options.js';
 import { Channels } from './resources/channels.js';
 import { Messages } from './resources/messages.js';
 import { V3 } from './resources/v3.js';
@@ -27,7 +28,10 @@ export class GatewayClient {
   readonly v3: V3;
   readonly #core: HttpCore;
 
-  /** @throws GatewayError when no base URL is given or set in GATEWAY_BASE_URL */
+  /**
+   * @throws GatewayError when no base URL is given or set in GATEWAY_BASE_URL, and
+   * GatewayValidationError naming the option when an option is out of range or of the wrong kind
+   */
   constructor(options: ClientOptions = {}) {
     this.#core = new HttpCore(resolveOptions(options));
     this.messages = new Messages(this.#core);
@@ -36,8 +40,9 @@ export class GatewayClient {
     this.v3 = new V3(this.#core);
   }
 
-  /** Requests waiting for the client's rate limiter now (0 when it is off). */
+  /** Requests waiting for the client's rate limiter now (0 when it is off or does not say). */
   get pendingRequests(): number {
-    return this.#core.limiter?.pending ?? 0;
+    const pending = (this.#core.limiter as { pending?: unknown } | undefined)?.pending;
+    return typeof pending === 'number' ? pending : 0;
   }
 }

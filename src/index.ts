@@ -6,10 +6,12 @@
  */
 export { GatewayClient } from './client.js';
 export { API_ERROR_CODES, type ApiErrorCode, type KnownApiErrorCode } from './core/api-codes.js';
+export type { GatewayPromise, WithResponse } from './core/api-promise.js';
 export type { Credential } from './core/credentials.js';
 export * from './core/errors.js';
+export type { Logger, LogLevel } from './core/logger.js';
 export type { ClientOptions, FetchLike, RequestOptions } from './core/options.js';
-export type { RateLimitOptions } from './core/rate-limiter.js';
+export type { RateLimiterLike, RateLimitOptions, Release } from './core/rate-limiter.js';
 export type { BackoffOptions } from './core/retry-policy.js';
 export type { Channels } from './resources/channels.js';
 export type { Messages } from './resources/messages.js';

@@ -164,7 +164,10 @@ export class GatewayConnectionError extends GatewayError {
   }
 }
 
-/** One attempt ran past the `timeout` option. */
+/**
+ * One attempt ran past the `timeout` option. With `queued: true` the time ran out while the call
+ * waited for the rate limiter: it was never sent, so repeating it is safe (`retryable`).
+ */
 export class GatewayTimeoutError extends GatewayError {
   override name = 'GatewayTimeoutError';
   /** HTTP method of the call. */
@@ -173,12 +176,20 @@ export class GatewayTimeoutError extends GatewayError {
   readonly url: string;
   /** The time limit of one attempt (ms). */
   readonly timeoutMs: number;
+  /** True when the call never started: the time ran out in the rate limiter's queue. */
+  readonly queued: boolean;
 
-  constructor(init: { method: string; url: string; timeoutMs: number } & GatewayErrorOptions) {
-    super(`${init.method} ${init.url}: no answer within ${init.timeoutMs} ms`, init);
+  constructor(
+    init: { method: string; url: string; timeoutMs: number; queued?: boolean } & GatewayErrorOptions,
+  ) {
+    const why = init.queued
+      ? `could not start within ${init.timeoutMs} ms (waiting for the rate limiter); it was not sent`
+      : `no answer within ${init.timeoutMs} ms`;
+    super(`${init.method} ${init.url}: ${why}`, init);
     this.method = init.method;
     this.url = init.url;
     this.timeoutMs = init.timeoutMs;
+    this.queued = init.queued ?? false;
   }
 }
 

@@ -1,18 +1,19 @@
-import ky, { type KyInstance, NetworkError } from 'ky';
+import ky, { type KyInstance } from 'ky';
+import { onAbort } from './abort.js';
+import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
-import { GatewayConnectionError, GatewayError, GatewayTimeoutError } from './errors.js';
-import type { RequestOptions, ResolvedOptions } from './options.js';
-import { RateLimiter } from './rate-limiter.js';
+import { type GatewayError, GatewayTimeoutError } from './errors.js';
+import { acquireWithin } from './limiter-wait.js';
+import { Log } from './logger.js';
+import type { RequestOptions } from './options.js';
+import { RateLimiter, type RateLimiterLike } from './rate-limiter.js';
 import { redact } from './redact.js';
-import { apiErrorClass, apiErrorInit, parseBody, readText, unwrapEnvelope } from './response.js';
-import {
-  type AttemptFailure,
-  backoffDelay,
-  findErrorCode,
-  isRetryable,
-  parseRetryAfter,
-} from './retry-policy.js';
+import { type CallOptions, type ResolvedOptions, resolveCallOptions } from './resolve-options.js';
+import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
+import { type AttemptFailure, backoffDelay, isRetryable, parseRetryAfter } from './retry-policy.js';
 import { sleep } from './sleep.js';
+import { failedExchange } from './transport-errors.js';
+import { USER_AGENT } from './user-agent.js';
 
 /** API v2 (enveloped, token) or API v3 (plain, API key). */
 export type Surface = 'v2' | 'v3';
@@ -27,33 +28,46 @@ export interface CallSpec {
   body?: unknown;
 }
 
-type Attempt =
-  | { ok: true; body: unknown }
+/** The outcome of one attempt. */
+export type Attempt =
+  | { ok: true; answer: WithResponse<unknown> }
   | { ok: false; failure: AttemptFailure; error: GatewayError; retryAfterMs?: number | undefined };
 
-const TIMED_OUT = Symbol('attempt timed out');
+/** The reason the attempt's own controller aborts with when its time is up. */
+export const TIMED_OUT = Symbol('attempt timed out');
 
 /** A path below the base address, without its leading slash (ky's prefix adds one). */
 const relative = (path: string) => path.replace(/^\/+/, '');
 
 /**
  * The HTTP machinery of GatewayClient: auth, the rate limiter, one ky call per attempt, the
- * retry policy and the envelope. It knows nothing of resources.
+ * retry policy, the envelope and the log. It knows nothing of resources.
  */
 export class HttpCore {
   readonly #options: ResolvedOptions;
   readonly #ky: Record<Surface, KyInstance>;
   readonly #credentials: Record<Surface, CredentialSource>;
   readonly #prefix: Record<Surface, string>;
+  readonly #headers: Record<string, string>;
   /** The limiter shared by every namespace of one client; undefined when turned off. */
-  readonly limiter: RateLimiter | undefined;
+  readonly limiter: RateLimiterLike | undefined;
+  /** The client's log, scrubbed of credentials and phone numbers. */
+  readonly log: Log;
+  #longWaits = { count: 0, longest: 0, loggedAt: Number.NEGATIVE_INFINITY };
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
-    this.limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit);
+    this.limiter = options.limiter;
     this.#prefix = { v2: options.baseUrl, v3: options.v3BaseUrl };
-    // One attempt per ky call: retries, time-outs and errors are this class's policy.
-    const base = { retry: 0, timeout: false as const, throwHttpErrors: false, fetch: options.fetch };
+    // One attempt per ky call: retries, time-outs and errors are this class's policy. Redirects
+    // are answers, never followed: a 307 would re-send a message body to another host (issue 11).
+    const base = {
+      retry: 0,
+      timeout: false as const,
+      throwHttpErrors: false,
+      redirect: 'manual' as const,
+      fetch: options.fetch,
+    };
     this.#ky = {
       v2: ky.create({ ...base, prefix: options.baseUrl }),
       v3: ky.create({ ...base, prefix: options.v3BaseUrl }),
@@ -62,6 +76,8 @@ export class HttpCore {
       v2: new CredentialSource(options.token, 'token (GATEWAY_TOKEN)'),
       v3: new CredentialSource(options.apiKey, 'apiKey (GATEWAY_API_KEY)'),
     };
+    this.#headers = { 'user-agent': USER_AGENT, accept: 'application/json, text/plain', ...options.headers };
+    this.log = new Log(options.logger, options.logLevel, () => this.#secrets());
   }
 
   /** Whether request bodies are checked before sending. */
@@ -70,48 +86,67 @@ export class HttpCore {
   }
 
   /**
-   * Makes the call with retries; resolves to the envelope's `data` (v2) or the body (v3).
-   * Rejects with a GatewayError subclass, or with the signal's reason when aborted.
+   * Makes the call with retries; resolves to `{ data, response, requestId }`, where `data` is the
+   * envelope's `data` (v2) or the body (v3). Rejects with a GatewayError subclass, or with the
+   * signal's reason when aborted.
    */
-  async call(spec: CallSpec, options: RequestOptions = {}): Promise<unknown> {
-    const maxRetries = options.maxRetries ?? this.#options.maxRetries;
+  async call(spec: CallSpec, options: RequestOptions = {}): Promise<WithResponse<unknown>> {
+    const call = resolveCallOptions(options, this.#options);
     const credentials = this.#credentials[spec.surface];
     let refreshed = false;
-    for (let retry = 0; ; ) {
+    for (let retry = 0, attempt = 1; ; attempt++) {
       // The credential first: a missing one fails before the call takes a slot of the limiter.
       const token = await credentials.get();
-      const release = await this.limiter?.acquire(options.signal);
-      let attempt: Attempt;
-      try {
-        attempt = await this.#attempt(spec, token, options);
-      } finally {
-        release?.();
-      }
-      if (attempt.ok) return spec.surface === 'v2' ? unwrapEnvelope(attempt.body) : attempt.body;
+      const result = await this.#attempt(spec, token, call, attempt);
+      if (result.ok) return result.answer;
 
-      const { failure, error } = attempt;
-      const status = failure.kind === 'status' ? failure.status : 0;
+      const status = result.failure.kind === 'status' ? result.failure.status : 0;
       if (status === 401 && credentials.refreshable && !refreshed) {
         refreshed = true; // spec: the token function is asked once more, the call repeated once
+        this.log.info(`${spec.method} ${spec.path}: 401, asking the token function again`);
         continue;
       }
-      if (status === 429) this.limiter?.pause(attempt.retryAfterMs ?? this.limiter.intervalMs);
-      const wait = this.#retryWait(spec.method, attempt, retry + 1);
-      if (retry >= maxRetries || wait === undefined) throw error;
+      const wait = await this.#afterFailure(spec, result, retry + 1);
+      if (retry >= call.maxRetries || wait === undefined) throw result.error;
       retry++;
-      await sleep(wait, options.signal);
+      if (this.log.warnOn) {
+        this.log.warn(
+          `${spec.method} ${spec.path}: ${outcome(result)}, retry ${retry} of ${call.maxRetries} in ${wait} ms`,
+        );
+      }
+      await sleep(wait, call.signal);
     }
   }
 
-  /** Wait before the next attempt, or undefined when this failure must not be repeated. */
-  #retryWait(method: string, attempt: Attempt & { ok: false }, retry: number): number | undefined {
-    if (!isRetryable(method, attempt.failure)) return undefined;
-    const cap = this.#options.retryBackoff.maxDelayMs ?? 60_000;
-    if (attempt.retryAfterMs !== undefined) {
-      // A service asking for a longer pause than we wait out gets the error back, with the hint.
-      return attempt.retryAfterMs <= cap ? attempt.retryAfterMs : undefined;
+  /**
+   * After a 429 holds the limiter (Retry-After, else the backoff; never past maxDelayMs, so one
+   * bad answer never freezes the client). Returns the wait before repeating, or undefined when
+   * this failure must not be repeated.
+   */
+  async #afterFailure(spec: CallSpec, attempt: Attempt & { ok: false }, retry: number) {
+    const cap = this.#options.retryBackoff.maxDelayMs;
+    const backoff = backoffDelay(retry, this.#options.retryBackoff);
+    const { retryAfterMs, failure } = attempt;
+    if (failure.kind === 'status' && failure.status === 429) {
+      const hold = Math.min(retryAfterMs ?? backoff, cap);
+      const capped =
+        retryAfterMs !== undefined && retryAfterMs > cap ? ` (Retry-After capped at ${cap} ms)` : '';
+      this.log.warn(`${spec.method} ${spec.path}: 429, holding new requests for ${hold} ms${capped}`);
+      await this.#pause(hold);
     }
-    return backoffDelay(retry, this.#options.retryBackoff);
+    if (!isRetryable(spec.method, failure)) return undefined;
+    // A service asking for a longer pause than we wait out gets the error back, with the hint.
+    if (retryAfterMs !== undefined) return retryAfterMs <= cap ? retryAfterMs : undefined;
+    return backoff;
+  }
+
+  /** Holds the limiter; a shared limiter that fails to record it never fails the call. */
+  async #pause(ms: number): Promise<void> {
+    try {
+      await this.limiter?.pause(ms);
+    } catch (error) {
+      this.log.error(`the rate limiter failed to hold new requests after a 429: ${String(error)}`);
+    }
   }
 
   /** The full address of a call, as errors report it (credentials travel in headers, never here). */
@@ -121,56 +156,154 @@ export class HttpCore {
     return `${base}/${relative(spec.path)}${query}`;
   }
 
-  async #attempt(spec: CallSpec, token: string, options: RequestOptions): Promise<Attempt> {
-    const timeoutMs = options.timeout ?? this.#options.timeout;
-    // Built only when an error needs it: a successful call never pays for it.
-    const where = () => ({ method: spec.method, url: this.urlOf(spec) });
-    // One timer covers the whole attempt, headers and body, so a stalled body cannot hang a call.
-    const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(TIMED_OUT), timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+  /**
+   * One attempt: one timer covers the wait for the limiter, the headers and the body, so neither
+   * a long queue nor a stalled body can hang a call past `timeout`.
+   */
+  async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
+    if (call.signal?.aborted) throw call.signal.reason;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(TIMED_OUT), call.timeout);
+    const unlink = call.signal ? onAbort(call.signal, (reason) => controller.abort(reason)) : undefined;
+    try {
+      let release = this.limiter && (await this.#acquire(spec, controller.signal, call));
+      // The slot is given back once the answer's headers are in: the request has surely arrived
+      // by then, and reading the body does not hold back the next waiter.
+      const answered = () => {
+        const give = release;
+        release = undefined;
+        give?.();
+      };
+      try {
+        return await this.#exchange(spec, token, call, controller.signal, n, answered);
+      } finally {
+        answered();
+      }
+    } finally {
+      clearTimeout(timer);
+      unlink?.();
+    }
+  }
+
+  async #acquire(spec: CallSpec, signal: AbortSignal, call: CallOptions) {
+    const started = performance.now();
+    try {
+      const limiter = this.limiter as RateLimiterLike;
+      // The built-in limiter honours its signal; only a limiter of the user's needs the guard.
+      const release = await (limiter instanceof RateLimiter
+        ? limiter.acquire(signal)
+        : acquireWithin(limiter, signal));
+      if (this.log.warnOn) this.#noteQueueWait(spec, performance.now() - started);
+      return release;
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      if (!signal.aborted) throw error;
+      this.log.warn(
+        `${spec.method} ${spec.path}: not sent, no slot of the rate limiter within ${call.timeout} ms`,
+      );
+      // Never sent, so repeating it is safe even for a POST.
+      throw new GatewayTimeoutError({
+        ...this.#where(spec),
+        timeoutMs: call.timeout,
+        queued: true,
+        retryable: true,
+      });
+    }
+  }
+
+  /**
+   * Warns of waits over a second for the limiter, at most one line a second: a burst of a
+   * thousand sends is one line with a count, not a thousand lines.
+   */
+  #noteQueueWait(spec: CallSpec, waited: number): void {
+    if (waited <= 1000) return;
+    const waits = this.#longWaits;
+    waits.count++;
+    waits.longest = Math.max(waits.longest, waited);
+    const now = performance.now();
+    if (now - waits.loggedAt < 1000) return;
+    const others =
+      waits.count > 1 ? ` (${waits.count} calls waited over a second since the last such line)` : '';
+    this.log.warn(
+      `${spec.method} ${spec.path}: waited ${Math.round(waits.longest)} ms for the rate limiter${others}`,
+    );
+    this.#longWaits = { count: 0, longest: 0, loggedAt: now };
+  }
+
+  async #exchange(
+    spec: CallSpec,
+    token: string,
+    call: CallOptions,
+    signal: AbortSignal,
+    n: number,
+    answered: () => void,
+  ) {
+    const started = performance.now();
+    const headers = call.headers ? { ...this.#headers, ...call.headers } : { ...this.#headers };
+    headers.authorization = `Bearer ${token}`;
+    let attempt: Attempt;
     try {
       const response = await this.#ky[spec.surface](relative(spec.path), {
         method: spec.method,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json, text/plain' },
+        headers,
         json: spec.body,
         searchParams: spec.query,
         signal,
       });
-      const body = parseBody(await readText(response));
-      if (response.ok) return { ok: true, body };
-      const secrets = this.#secrets();
-      const init = redact(apiErrorInit(response.status, body, response.headers, where()), secrets);
-      const failure: AttemptFailure = { kind: 'status', status: response.status };
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-      const ErrorClass = apiErrorClass(response.status);
-      const error = new ErrorClass({ ...init, retryable: isRetryable(spec.method, failure), retryAfterMs });
-      return { ok: false, failure, error, retryAfterMs };
+      answered();
+      attempt = await this.#answer(spec, response);
     } catch (cause) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      if (timer.signal.aborted) {
-        const failure: AttemptFailure = { kind: 'timeout' };
-        const retryable = isRetryable(spec.method, failure);
-        return { ok: false, failure, error: new GatewayTimeoutError({ ...where(), timeoutMs, retryable }) };
-      }
-      if (cause instanceof GatewayError) throw cause;
-      // Never keep ky's error as the cause: it holds the Request, and so the Authorization header.
-      const root = cause instanceof NetworkError ? cause.cause : cause;
-      const errorCode = findErrorCode(root);
-      const failure: AttemptFailure = { kind: 'connection', errorCode };
-      const retryable = isRetryable(spec.method, failure);
-      const safeCause = root instanceof Error ? new Error(redact(root.message, this.#secrets())) : undefined;
-      return {
-        ok: false,
-        failure,
-        error: new GatewayConnectionError({ ...where(), errorCode, retryable, cause: safeCause }),
-      };
-    } finally {
-      clearTimeout(handle);
+      if (call.signal?.aborted) throw call.signal.reason;
+      const timedOut = signal.aborted;
+      attempt = failedExchange(
+        cause,
+        { ...this.#where(spec), timedOut, timeoutMs: call.timeout },
+        this.#secrets(),
+      );
     }
+    if (this.log.debugOn)
+      this.log.debug(`${spec.method} ${spec.path} ${outcome(attempt)} ${attemptFacts(attempt, n, started)}`);
+    return attempt;
+  }
+
+  async #answer(spec: CallSpec, response: Response): Promise<Attempt> {
+    const body = parseBody(await readText(response));
+    const requestId = requestIdOf(response.headers, body);
+    if (response.ok) {
+      const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
+      return { ok: true, answer: { data, response, requestId } };
+    }
+    const init = apiErrorInit(response.status, body, response.headers, this.#where(spec));
+    const failure: AttemptFailure = { kind: 'status', status: response.status };
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    const ErrorClass = apiErrorClass(response.status);
+    const retryable = isRetryable(spec.method, failure);
+    const error = new ErrorClass({ ...redact(init, this.#secrets()), retryable, retryAfterMs });
+    return { ok: false, failure, error, retryAfterMs };
+  }
+
+  /** Built only when an error needs it: a successful call never pays for it. */
+  #where(spec: CallSpec) {
+    return { method: spec.method, url: this.urlOf(spec) };
   }
 
   #secrets(): string[] {
     return [...this.#credentials.v2.secrets(), ...this.#credentials.v3.secrets()];
   }
+}
+
+/** `200`, `429`, `timeout` or the connection's error code, for a log line. */
+function outcome(attempt: Attempt): string {
+  if (attempt.ok) return String(attempt.answer.response.status);
+  const { failure } = attempt;
+  if (failure.kind === 'status') return String(failure.status);
+  return failure.kind === 'timeout' ? 'timeout' : (failure.errorCode ?? 'no response');
+}
+
+function attemptFacts(attempt: Attempt, n: number, started: number): string {
+  const requestId = attempt.ok
+    ? attempt.answer.requestId
+    : (attempt.error as { requestId?: string }).requestId;
+  const duration = Math.round(performance.now() - started);
+  return `attempt=${n} duration=${duration}ms request_id=${requestId ?? '-'}`;
 }

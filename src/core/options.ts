@@ -1,6 +1,6 @@
 import type { Credential } from './credentials.js';
-import { GatewayError } from './errors.js';
-import type { RateLimitOptions } from './rate-limiter.js';
+import type { Logger, LogLevel } from './logger.js';
+import type { RateLimiterLike, RateLimitOptions } from './rate-limiter.js';
 import type { BackoffOptions } from './retry-policy.js';
 
 /** The fetch function the client calls: the global one by default. */
@@ -8,7 +8,8 @@ export type FetchLike = (input: Request | URL | string, init?: RequestInit) => P
 
 /**
  * Options of {@link GatewayClient}. Every one is optional where an environment variable can
- * stand in for it.
+ * stand in for it. Each is checked when the client is built: a NaN, negative or zero figure, or a
+ * value of the wrong kind, is a `GatewayValidationError` naming the option.
  * @example
  * ```ts
  * const client = new GatewayClient({ baseUrl: 'https://gateway.example/api', token: process.env.TOKEN });
@@ -27,85 +28,60 @@ export interface ClientOptions {
   baseUrl?: string | undefined;
   /** Base address of API v3 (before `/v3`). @default process.env.GATEWAY_V3_BASE_URL, else `baseUrl` */
   v3BaseUrl?: string | undefined;
-  /** Time limit of one attempt (ms). @default 30000 */
+  /**
+   * Time limit of one attempt (ms), the wait for the rate limiter included: a call that cannot
+   * start in time rejects with `GatewayTimeoutError` (`queued: true`) and is never sent.
+   * @default 30000
+   */
   timeout?: number;
-  /** How many times a failed call is repeated (see DESIGN.md for which failures). @default 2 */
+  /**
+   * How many times a failed call is repeated: connection errors, time-outs, 408, 429 and 5xx for
+   * GET, PATCH and DELETE; only 429 and a connection never made for POST. 0 turns repeats off.
+   * @default 2
+   */
   maxRetries?: number;
-  /** Backoff between repeats, and the longest `Retry-After` that is waited out. */
+  /**
+   * Backoff between repeats. `maxDelayMs` also caps how long a 429 holds the rate limiter, and a
+   * `Retry-After` longer than it fails the call at once (with `retryAfterMs`).
+   */
   retryBackoff?: BackoffOptions;
   /**
-   * The client's own request-rate ceiling, shared by all calls of this client. `false` turns
-   * it off. @default { requests: 500, intervalMs: 5000 }
+   * The client's request-rate ceiling, shared by all calls of this client: limits, `false` to
+   * turn it off, or a limiter shared with other processes (any object with `acquire(signal)` and
+   * `pause(ms)`, such as `redisRateLimiter(...)`). @default { requests: 500, intervalMs: 5000 }
    */
-  rateLimit?: RateLimitOptions | false;
+  rateLimit?: RateLimitOptions | false | RateLimiterLike;
   /** A custom fetch (a proxy agent, a test double). @default globalThis.fetch */
   fetch?: FetchLike;
   /** Check request bodies against the spec before sending. @default true */
   validateRequests?: boolean;
+  /**
+   * Extra headers on every request; a call's own `headers` add to them. `Authorization` is
+   * always the client's own. @example { 'x-tenant': 'acme' }
+   */
+  headers?: Record<string, string>;
+  /**
+   * Where log lines go: any object with `debug`, `info`, `warn` and `error` taking one string
+   * (`console`, pino, winston). No line holds a token, key, message text or full phone number.
+   * @default console
+   */
+  logger?: Logger;
+  /**
+   * How much is logged: `debug` is every attempt (method, path, status, attempt, duration,
+   * request id); `warn` is retries, 429s and rate-limit waits over a second.
+   * @default process.env.GATEWAY_LOG, else 'warn'
+   */
+  logLevel?: LogLevel;
 }
 
 /** Per-call options, the optional last argument of every method. */
 export interface RequestOptions {
   /** Aborts the call, also while it waits for the rate limiter or between repeats. */
   signal?: AbortSignal;
-  /** Time limit of one attempt (ms); overrides the client's. */
+  /** Time limit of one attempt (ms), the wait for the rate limiter included; overrides the client's. */
   timeout?: number;
   /** Repeats for this call; overrides the client's. */
   maxRetries?: number;
-}
-
-/** ClientOptions with defaults and environment fallbacks applied. */
-export interface ResolvedOptions {
-  token: Credential | undefined;
-  apiKey: Credential | undefined;
-  baseUrl: string;
-  v3BaseUrl: string;
-  timeout: number;
-  maxRetries: number;
-  retryBackoff: BackoffOptions;
-  rateLimit: RateLimitOptions | false;
-  fetch: FetchLike | undefined;
-  validateRequests: boolean;
-}
-
-function env(name: string): string | undefined {
-  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
-    name
-  ];
-  return value === '' ? undefined : value;
-}
-
-function checkUrl(value: string, option: string): string {
-  try {
-    new URL(value);
-  } catch {
-    throw new GatewayError(`${option} must be an absolute URL, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-/** Applies defaults and environment fallbacks; throws GatewayError when no base URL is known. */
-export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
-  const baseUrl = options.baseUrl ?? env('GATEWAY_BASE_URL');
-  if (!baseUrl) {
-    throw new GatewayError('No base URL: pass baseUrl to GatewayClient or set GATEWAY_BASE_URL');
-  }
-  const v3BaseUrl = options.v3BaseUrl ?? env('GATEWAY_V3_BASE_URL') ?? baseUrl;
-  const maxRetries = options.maxRetries ?? 2;
-  const timeout = options.timeout ?? 30_000;
-  if (!(maxRetries >= 0) || !(timeout > 0)) {
-    throw new GatewayError('maxRetries must be >= 0 and timeout > 0');
-  }
-  return {
-    token: options.token ?? env('GATEWAY_TOKEN'),
-    apiKey: options.apiKey ?? env('GATEWAY_API_KEY'),
-    baseUrl: checkUrl(baseUrl, 'baseUrl'),
-    v3BaseUrl: checkUrl(v3BaseUrl, 'v3BaseUrl'),
-    timeout,
-    maxRetries,
-    retryBackoff: options.retryBackoff ?? {},
-    rateLimit: options.rateLimit ?? {},
-    fetch: options.fetch,
-    validateRequests: options.validateRequests ?? true,
-  };
+  /** Headers for this call, added to (and overriding) the client's `headers`. */
+  headers?: Record<string, string>;
 }

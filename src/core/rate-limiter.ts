@@ -1,3 +1,5 @@
+import { onAbort } from './abort.js';
+import { checkCount, checkMs } from './checks.js';
 import { GatewayError } from './errors.js';
 
 /** The client's own request-rate ceiling (spec: Limits — 500 requests per 5 seconds). */
@@ -13,14 +15,28 @@ export interface RateLimitOptions {
   maxQueue?: number;
 }
 
-/** Gives back the slot taken by `acquire`; call it when the request has its answer. */
+/** Gives back the slot taken by acquire; call it when the request has its answer. */
 export type Release = () => void;
+
+/** What GatewayClient needs of a rate limiter; redisRateLimiter(...) implements it too. */
+export interface RateLimiterLike {
+  /**
+   * Resolves with a release function when the caller may start a request. The client passes a
+   * signal that aborts at the call's timeout (or the caller's abort); the limiter must then drop
+   * the caller from its queue and reject with `signal.reason`.
+   */
+  acquire(signal?: AbortSignal): Promise<Release>;
+  /**
+   * Holds every new start for `ms` (after a 429). The client caps `ms` at
+   * `retryBackoff.maxDelayMs` before calling, so a shared limiter never holds longer.
+   */
+  pause(ms: number): void | Promise<void>;
+}
 
 interface Waiter {
   resolve: (release: Release) => void;
   reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  cancel: (() => void) | undefined;
 }
 
 /**
@@ -29,9 +45,10 @@ interface Waiter {
  * a request holds its slot from its start until `intervalMs` after its answer. At most `requests`
  * slots are held at any instant, so no window of the service, wherever it begins, sees more than
  * `requests` arrivals, and a burst far over the limit gets no 429. The rest wait first in, first
- * out. Memory: one timestamp per slot plus one record per waiter.
+ * out. Memory: one timestamp per slot plus one record per waiter; adding, aborting and serving a
+ * waiter are O(1), so 100k waiters on one signal abort in linear time.
  */
-export class RateLimiter {
+export class RateLimiter implements RateLimiterLike {
   readonly requests: number;
   readonly intervalMs: number;
   readonly maxQueue: number;
@@ -47,12 +64,9 @@ export class RateLimiter {
   readonly #now: () => number;
 
   constructor(options: RateLimitOptions = {}, now: () => number = () => performance.now()) {
-    this.requests = options.requests ?? 500;
-    this.intervalMs = options.intervalMs ?? 5000;
-    this.maxQueue = options.maxQueue ?? 10_000;
-    if (!(this.requests >= 1) || !(this.intervalMs > 0)) {
-      throw new GatewayError('rateLimit needs requests >= 1 and intervalMs > 0');
-    }
+    this.requests = checkCount(options.requests ?? 500, ['rateLimit', 'requests'], 'options', 1);
+    this.intervalMs = checkMs(options.intervalMs ?? 5000, ['rateLimit', 'intervalMs'], 'options');
+    this.maxQueue = checkCount(options.maxQueue ?? 10_000, ['rateLimit', 'maxQueue'], 'options', 1);
     this.#done = new Float64Array(this.requests);
     this.#now = now;
   }
@@ -77,22 +91,23 @@ export class RateLimiter {
       );
     }
     return new Promise<Release>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      const waiter: Waiter = { resolve, reject, cancel: undefined };
       if (signal) {
-        waiter.onAbort = () => {
+        waiter.cancel = onAbort(signal, (reason) => {
           this.#waiting.delete(waiter);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
+          reject(reason);
+        });
       }
       this.#waiting.add(waiter);
       this.#drain();
     });
   }
 
-  /** Holds every new start for `ms` (after a 429: until its Retry-After or one window has passed). */
+  /** Holds every new start for `ms` (after a 429); a figure that is not a finite ms >= 0 is ignored. */
   pause(ms: number): void {
+    if (!(Number.isFinite(ms) && ms > 0)) return;
     this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + ms);
+    if (this.#waiting.size > 0) this.#drain();
   }
 
   /** 0 when a request may start now; the wait in ms when known; Infinity until a release. */
@@ -138,7 +153,7 @@ export class RateLimiter {
         return;
       }
       this.#waiting.delete(waiter);
-      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
+      waiter.cancel?.();
       waiter.resolve(this.#take());
     }
   };

@@ -64,6 +64,18 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The service's request id of an answer: the `x-request-id` header, else `request_id` (or
+ * `requestId`) in the body or in a v2 envelope's `data` (a send's id); undefined when none.
+ */
+export function requestIdOf(headers: Headers, body: unknown): string | undefined {
+  const header = headers.get('x-request-id');
+  if (header) return header;
+  if (!isObject(body)) return undefined;
+  const data = isObject(body.data) ? body.data : {};
+  return text(body.request_id) ?? text(body.requestId) ?? text(data.request_id) ?? text(data.requestId);
+}
+
 /** The error class for a non-2xx status (an empty body still maps by status). */
 export function apiErrorClass(status: number): typeof GatewayApiError {
   return byStatus[status] ?? (status >= 500 ? InternalServerError : GatewayApiError);
@@ -87,7 +99,7 @@ export function apiErrorInit(
     (isObject(rawError) ? (text(rawError.description) ?? text(rawError.message)) : undefined) ??
     text(b.message) ??
     (typeof body === 'string' && body.length <= 500 ? body : undefined);
-  const requestId = text(b.request_id) ?? text(b.requestId) ?? headers.get('x-request-id') ?? undefined;
+  const requestId = requestIdOf(headers, body);
   const plainHeaders: Record<string, string> = {};
   headers.forEach((value, key) => {
     if (key !== 'set-cookie') plainHeaders[key] = value;

@@ -43,19 +43,32 @@ export function isRetryable(method: string, failure: AttemptFailure): boolean {
 }
 
 /**
- * Reads `Retry-After` given in seconds or as an HTTP date; undefined when absent or unreadable.
- * @returns milliseconds to wait, never negative
+ * Longest `Retry-After` taken at its word (one day). Past it the value is absurd (a service whose
+ * window is 5 s does not mean a billion seconds) and counts as absent, as does a negative or
+ * unreadable one: one bad answer must not freeze the client or overflow a timer.
+ */
+export const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/**
+ * Reads `Retry-After` given in seconds or as an HTTP date (spec: RFC 9110 §10.2.3).
+ * @returns milliseconds to wait (0 for a date already past); undefined when absent, negative,
+ * unreadable or over {@link MAX_RETRY_AFTER_MS}
  */
 export function parseRetryAfter(
   value: string | null | undefined,
   now: number = Date.now(),
 ): number | undefined {
-  if (value == null || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  const text = value?.trim();
+  if (!text) return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(text)) ms = Math.round(Number(text) * 1000);
+  else {
+    // A date names its month or weekday in letters; Date.parse alone takes "-5" for a year.
+    const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
+    if (Number.isNaN(date)) return undefined;
+    ms = Math.max(0, date - now);
+  }
+  return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
 }
 
 /** Backoff between attempts. */

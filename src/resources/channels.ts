@@ -1,3 +1,4 @@
+import type { GatewayPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import {
   type Channel,
@@ -33,62 +34,84 @@ export class Channels extends Resource {
    * Subscribe to webhooks first: some channels cannot be connected without them. vk channels can
    * be connected only from the account dashboard, not by partners through the API (spec).
    */
-  async create(params: CreateChannelParams, options?: RequestOptions): Promise<CreatedChannel[]> {
-    this.check(createChannelParams, params, 'channel');
-    const data = await this.call(
-      { surface: 'v2', method: 'POST', path: '/v2/channels', body: params },
-      options,
-    );
-    return this.read(createdList, data, 'POST /v2/channels');
+  create(params: CreateChannelParams, options?: RequestOptions): GatewayPromise<CreatedChannel[]> {
+    return this.promise(async () => {
+      this.check(createChannelParams, params, 'channel');
+      const spec = { surface: 'v2', method: 'POST', path: '/v2/channels', body: params } as const;
+      return this.request(spec, options, (data) => this.read(createdList, data, 'POST /v2/channels'));
+    });
   }
 
   /** Sends the messenger's two-factor password (POST /v2/channels/{id}/auth/2fa). */
-  async submit2fa(channelId: string, params: Submit2faParams, options?: RequestOptions): Promise<void> {
-    this.check(submit2faParams, params, '2fa');
-    const path = `/v2/channels/${segment(channelId)}/auth/2fa`;
-    await this.call({ surface: 'v2', method: 'POST', path, body: params }, options);
+  submit2fa(channelId: string, params: Submit2faParams, options?: RequestOptions): GatewayPromise<void> {
+    return this.promise(async () => {
+      this.check(submit2faParams, params, '2fa');
+      const path = `/v2/channels/${segment(channelId)}/auth/2fa`;
+      return this.request({ surface: 'v2', method: 'POST', path, body: params }, options, () => undefined);
+    });
   }
 
   /** Re-authorizes a channel (POST /v2/channels/{id}/reinit); it goes to active or init. */
-  async reinit(channelId: string, params: ReinitChannelParams, options?: RequestOptions): Promise<Channel[]> {
-    this.check(reinitChannelParams, params, 'reinit');
-    const path = `/v2/channels/${segment(channelId)}/reinit`;
-    const data = await this.call({ surface: 'v2', method: 'POST', path, body: params }, options);
-    return this.read(channelList, data, 'POST /v2/channels/{id}/reinit');
+  reinit(
+    channelId: string,
+    params: ReinitChannelParams,
+    options?: RequestOptions,
+  ): GatewayPromise<Channel[]> {
+    return this.promise(async () => {
+      this.check(reinitChannelParams, params, 'reinit');
+      const path = `/v2/channels/${segment(channelId)}/reinit`;
+      return this.request({ surface: 'v2', method: 'POST', path, body: params }, options, (data) =>
+        this.read(channelList, data, 'POST /v2/channels/{id}/reinit'),
+      );
+    });
   }
 
   /** One channel (GET /v2/channels/{id}); NotFoundError when the answer holds none. */
-  async get(channelId: string, options?: RequestOptions): Promise<Channel> {
-    const spec = { surface: 'v2', method: 'GET', path: `/v2/channels/${segment(channelId)}` } as const;
-    return this.readOne(channelList, await this.call(spec, options), spec);
+  get(channelId: string, options?: RequestOptions): GatewayPromise<Channel> {
+    return this.promise(async () => {
+      const spec = { surface: 'v2', method: 'GET', path: `/v2/channels/${segment(channelId)}` } as const;
+      return this.request(spec, options, (data) => this.readOne(channelList, data, spec));
+    });
   }
 
   /** Every channel of the account (GET /v2/channels). */
-  async list(options?: RequestOptions): Promise<Channel[]> {
-    const data = await this.call({ surface: 'v2', method: 'GET', path: '/v2/channels' }, options);
-    return this.read(channelList, data, 'GET /v2/channels');
+  list(options?: RequestOptions): GatewayPromise<Channel[]> {
+    return this.promise(() =>
+      this.request({ surface: 'v2', method: 'GET', path: '/v2/channels' }, options, (data) =>
+        this.read(channelList, data, 'GET /v2/channels'),
+      ),
+    );
   }
 
   /** Removes a channel (DELETE /v2/channels/{id}); chats are deleted only with `delete_chats: true`. */
-  async delete(channelId: string, params: DeleteChannelParams = {}, options?: RequestOptions): Promise<void> {
-    this.check(deleteChannelParams, params, 'delete');
-    const path = `/v2/channels/${segment(channelId)}`;
-    const query = params.delete_chats === true ? { delete_chats: 'true' } : undefined;
-    await this.call({ surface: 'v2', method: 'DELETE', path, ...(query && { query }) }, options);
+  delete(
+    channelId: string,
+    params: DeleteChannelParams = {},
+    options?: RequestOptions,
+  ): GatewayPromise<void> {
+    return this.promise(async () => {
+      this.check(deleteChannelParams, params, 'delete');
+      const path = `/v2/channels/${segment(channelId)}`;
+      const query = params.delete_chats === true ? { delete_chats: 'true' } : undefined;
+      const spec = { surface: 'v2', method: 'DELETE', path, ...(query && { query }) } as const;
+      return this.request(spec, options, () => undefined);
+    });
   }
 
   /**
    * Asks for an 8-character pairing code to type in the whatsapp app instead of scanning the QR
    * (POST /v2/channels/{id}/pairing-code). Call it right after the QR webhook; an expired QR fails.
    */
-  async requestPairingCode(
+  requestPairingCode(
     channelId: string,
     params: PairingCodeParams,
     options?: RequestOptions,
-  ): Promise<PairingCode> {
-    this.check(pairingCodeParams, params, 'pairing code');
-    const path = `/v2/channels/${segment(channelId)}/pairing-code`;
-    const spec = { surface: 'v2', method: 'POST', path, body: params } as const;
-    return this.readOne(pairingList, await this.call(spec, options), spec);
+  ): GatewayPromise<PairingCode> {
+    return this.promise(async () => {
+      this.check(pairingCodeParams, params, 'pairing code');
+      const path = `/v2/channels/${segment(channelId)}/pairing-code`;
+      const spec = { surface: 'v2', method: 'POST', path, body: params } as const;
+      return this.request(spec, options, (data) => this.readOne(pairingList, data, spec));
+    });
   }
 }

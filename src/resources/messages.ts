@@ -1,3 +1,4 @@
+import type { GatewayPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import {
   type EditMessageParams,
@@ -27,48 +28,60 @@ export class Messages extends Resource {
    * });
    * ```
    */
-  async send(params: SendMessageParams, options?: RequestOptions): Promise<SendMessageResult> {
-    this.check(sendMessageParams, params, 'message');
-    const data = await this.call(
-      { surface: 'v2', method: 'POST', path: '/v2/messages', body: params },
-      options,
-    );
-    return this.read(sendMessageResult, data, 'POST /v2/messages');
+  send(params: SendMessageParams, options?: RequestOptions): GatewayPromise<SendMessageResult> {
+    return this.promise(async () => {
+      this.check(sendMessageParams, params, 'message');
+      const spec = { surface: 'v2', method: 'POST', path: '/v2/messages', body: params } as const;
+      return this.request(spec, options, (data) => this.read(sendMessageResult, data, 'POST /v2/messages'));
+    });
   }
 
   /**
    * Sends many messages, `concurrency` at a time, through the client's rate limiter. Never
-   * rejects: one `{ ok, value | error }` per item, in input order. An abort stops the items not
-   * yet started; they report the abort error.
+   * rejects for one item: one `{ ok, value | error }` per item, in input order. An abort stops
+   * the items not yet started; they report the abort error. Rejects only when `concurrency` is
+   * not a whole number >= 1 (a `GatewayValidationError` naming it), before anything is sent.
    */
   sendMany(items: readonly SendMessageParams[], options: SendManyOptions = {}): Promise<SendManyResult[]> {
     return runPool(items, (item, signal) => this.send(item, { signal }), options);
   }
 
   /** Edits a sent message within 15 minutes of delivery (PATCH /v2/messages/{message_id}). */
-  async edit(messageId: string, params: EditMessageParams, options?: RequestOptions): Promise<MessageRef> {
-    this.check(editMessageParams, params, 'edit');
-    const path = `/v2/messages/${segment(messageId)}`;
-    const data = await this.call({ surface: 'v2', method: 'PATCH', path, body: params }, options);
-    return this.read(messageRef, data, 'PATCH /v2/messages/{message_id}');
+  edit(messageId: string, params: EditMessageParams, options?: RequestOptions): GatewayPromise<MessageRef> {
+    return this.promise(async () => {
+      this.check(editMessageParams, params, 'edit');
+      const path = `/v2/messages/${segment(messageId)}`;
+      const spec = { surface: 'v2', method: 'PATCH', path, body: params } as const;
+      return this.request(spec, options, (data) =>
+        this.read(messageRef, data, 'PATCH /v2/messages/{message_id}'),
+      );
+    });
   }
 
   /** Deletes a message for both sides (DELETE /v2/messages/{message_id}). */
-  async delete(messageId: string, options?: RequestOptions): Promise<MessageRef> {
-    const path = `/v2/messages/${segment(messageId)}`;
-    const data = await this.call({ surface: 'v2', method: 'DELETE', path }, options);
-    return this.read(messageRef, data, 'DELETE /v2/messages/{message_id}');
+  delete(messageId: string, options?: RequestOptions): GatewayPromise<MessageRef> {
+    return this.promise(async () => {
+      const spec = { surface: 'v2', method: 'DELETE', path: `/v2/messages/${segment(messageId)}` } as const;
+      return this.request(spec, options, (data) =>
+        this.read(messageRef, data, 'DELETE /v2/messages/{message_id}'),
+      );
+    });
   }
 
   /**
    * Starts an export of messages (POST /v2/messages/messages_dump); the result arrives in
    * messages_dump.status_update. The spec shows neither body nor answer, so both are untyped.
    */
-  async dump(params: MessagesDumpParams = {}, options?: RequestOptions): Promise<unknown> {
-    this.check(messagesDumpParams, params, 'messages dump');
-    return this.call(
-      { surface: 'v2', method: 'POST', path: '/v2/messages/messages_dump', body: params },
-      options,
-    );
+  dump(params: MessagesDumpParams = {}, options?: RequestOptions): GatewayPromise<unknown> {
+    return this.promise(async () => {
+      this.check(messagesDumpParams, params, 'messages dump');
+      const spec = {
+        surface: 'v2',
+        method: 'POST',
+        path: '/v2/messages/messages_dump',
+        body: params,
+      } as const;
+      return this.request(spec, options, (data) => data);
+    });
   }
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { GatewayPromise, type WithResponse } from '../core/api-promise.js';
 import { formatPath, GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
@@ -22,9 +23,25 @@ export abstract class Resource {
     if (!result.success) throw new GatewayValidationError(toIssues(result.error), what);
   }
 
-  /** Makes the call and returns its data as given (after the envelope). */
-  protected call(spec: CallSpec, options?: RequestOptions): Promise<unknown> {
-    return this.core.call(spec, options);
+  /**
+   * The promise a public method returns: `run` is async, so a rule it breaks (a check that
+   * throws) rejects the promise rather than throwing at the caller.
+   */
+  protected promise<T>(run: () => Promise<WithResponse<T>>): GatewayPromise<T> {
+    return new GatewayPromise(run());
+  }
+
+  /** Makes the call and reads its data (after the envelope) with `read`. */
+  protected request<T>(
+    spec: CallSpec,
+    options: RequestOptions | undefined,
+    read: (data: unknown) => T,
+  ): Promise<WithResponse<T>> {
+    return this.core.call(spec, options).then((answer) => ({
+      data: read(answer.data),
+      response: answer.response,
+      requestId: answer.requestId,
+    }));
   }
 
   /** Reads an answer with a tolerant schema; an answer of another structure is a GatewayError. */

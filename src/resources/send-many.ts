@@ -1,3 +1,4 @@
+import { checkCount } from '../core/checks.js';
 import { GatewayError } from '../core/errors.js';
 import type { SendMessageResult } from '../schemas/messages.js';
 
@@ -13,7 +14,7 @@ export interface SendManyProgress {
 
 /** Options of `messages.sendMany`. */
 export interface SendManyOptions {
-  /** Sends in flight at once. @default 8 */
+  /** Sends in flight at once: a whole number >= 1 (NaN, 0 or 2.5 is a GatewayValidationError). @default 8 */
   concurrency?: number;
   /** Stops the items not yet started; they report the abort error. */
   signal?: AbortSignal;
@@ -28,14 +29,17 @@ function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new GatewayError(`aborted: ${String(reason)}`, { cause: reason });
 }
 
-/** Runs `task` over `items`, `concurrency` at a time; results in input order; never rejects. */
+/**
+ * Runs `task` over `items`, `concurrency` at a time; results in input order; never rejects for
+ * one item, only for a bad `concurrency` (before any item starts).
+ */
 export async function runPool<T>(
   items: readonly T[],
   task: (item: T, signal: AbortSignal | undefined) => Promise<SendMessageResult>,
   options: SendManyOptions,
 ): Promise<SendManyResult[]> {
   const { signal, onProgress } = options;
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  const concurrency = checkCount(options.concurrency ?? 8, ['concurrency'], 'sendMany options', 1);
   const results: SendManyResult[] = new Array(items.length);
   const progress: SendManyProgress = { done: 0, failed: 0, total: items.length };
   let next = 0;

@@ -1,3 +1,4 @@
+import type { GatewayPromise } from '../core/api-promise.js';
 import type { HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
 import {
@@ -11,9 +12,12 @@ import { Resource } from './resource.js';
 /** `client.v3.webhooks`: the one webhook address and four switches of API v3. */
 export class V3Webhooks extends Resource {
   /** The current address and switches (GET /v3/webhooks), read tolerantly. */
-  async get(options?: RequestOptions): Promise<V3WebhookSettings> {
-    const data = await this.call({ surface: 'v3', method: 'GET', path: '/v3/webhooks' }, options);
-    return this.read(v3WebhookSettings, data, 'GET /v3/webhooks');
+  get(options?: RequestOptions): GatewayPromise<V3WebhookSettings> {
+    return this.promise(() =>
+      this.request({ surface: 'v3', method: 'GET', path: '/v3/webhooks' }, options, (data) =>
+        this.read(v3WebhookSettings, data, 'GET /v3/webhooks'),
+      ),
+    );
   }
 
   /**
@@ -21,9 +25,12 @@ export class V3Webhooks extends Resource {
    * to the address, which must answer 200 (WebhookHandler does); otherwise BadRequestError with
    * code `testPostNotPassed`, or `uriNotValid` for a malformed address.
    */
-  async update(params: V3WebhookSettingsParams, options?: RequestOptions): Promise<void> {
-    this.check(v3WebhookSettingsParams, params, 'v3 webhook settings');
-    await this.call({ surface: 'v3', method: 'PATCH', path: '/v3/webhooks', body: params }, options);
+  update(params: V3WebhookSettingsParams, options?: RequestOptions): GatewayPromise<void> {
+    return this.promise(async () => {
+      this.check(v3WebhookSettingsParams, params, 'v3 webhook settings');
+      const spec = { surface: 'v3', method: 'PATCH', path: '/v3/webhooks', body: params } as const;
+      return this.request(spec, options, () => undefined);
+    });
   }
 }
 

@@ -1,8 +1,14 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { GatewayTimeoutError, InternalServerError } from '../../src/core/errors.js';
+import {
+  GatewayApiError,
+  GatewayTimeoutError,
+  InternalServerError,
+  RateLimitError,
+} from '../../src/core/errors.js';
 import { type StandIn, startStandIn } from '../stand-in/server.js';
+import { listen } from '../support/servers.js';
 
 const text = {
   channel_id: 'ch-1',
@@ -79,6 +85,84 @@ describe('GatewayClient over real HTTP (stand-in on 127.0.0.1)', () => {
       retryable: true,
     });
     expect(calls).toBe(3);
+  });
+});
+
+describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', () => {
+  let standIn: StandIn;
+  beforeAll(async () => {
+    standIn = await startStandIn({ rateLimit: { requests: 1000, intervalMs: 1000 } });
+  });
+  afterAll(() => standIn.close());
+
+  it('a redirect is an answer: the loopback server it points to receives nothing', async () => {
+    let elsewhere = 0;
+    let status = 307;
+    const other = await listen((_req, res) => {
+      elsewhere++;
+      res.end('{"data":{"request_id":"r","chat_id":"c"}}');
+    });
+    const redirecting = await listen((_req, res) => {
+      res.writeHead(status, { location: `${other.url}/v2/messages` }).end();
+    });
+    try {
+      for (status of [301, 302, 307, 308]) {
+        const c = new GatewayClient({ baseUrl: redirecting.url, token: 'redirect-token' });
+        const error = await c.messages.send(text).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(GatewayApiError);
+        expect(error).toMatchObject({ status, retryable: false });
+      }
+      expect(elsewhere).toBe(0);
+    } finally {
+      await Promise.all([other.close(), redirecting.close()]);
+    }
+  });
+
+  it('a 429 with Retry-After: 3600 fails its call fast and does not stop an unrelated call', async () => {
+    standIn.inject({ method: 'GET', path: '/v2/channels', status: 429, headers: { 'retry-after': '3600' } });
+    const c = new GatewayClient({
+      baseUrl: standIn.url,
+      token: standIn.token,
+      retryBackoff: { maxDelayMs: 300 },
+    });
+    const error = await c.channels.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ retryAfterMs: 3_600_000 });
+    // Held for maxDelayMs (300 ms), not an hour: the test's own time limit is the proof.
+    await expect(c.webhooks.list()).resolves.toBeInstanceOf(Array);
+  });
+
+  it('100k calls queued on one signal abort in linear time, and none is sent', {
+    timeout: 120_000,
+  }, async () => {
+    const abortAll = async (n: number) => {
+      const c = new GatewayClient({
+        baseUrl: standIn.url,
+        token: standIn.token,
+        rateLimit: { requests: 1, intervalMs: 600_000, maxQueue: n },
+      });
+      await c.channels.list(); // takes the only slot for ten minutes
+      const before = standIn.log.length;
+      const controller = new AbortController();
+      const calls = Array.from({ length: n }, () => c.channels.list({ signal: controller.signal }));
+      await new Promise((r) => setImmediate(r));
+      const t0 = performance.now();
+      controller.abort(new Error('shutdown'));
+      const results = await Promise.allSettled(calls);
+      const ms = performance.now() - t0;
+      expect(
+        results.every((r) => r.status === 'rejected' && (r.reason as Error).message === 'shutdown'),
+      ).toBe(true);
+      expect(c.pendingRequests).toBe(0);
+      expect(standIn.log.length - before).toBe(0);
+      return ms;
+    };
+    await abortAll(10_000); // warm-up
+    const small = await abortAll(10_000);
+    const large = await abortAll(100_000);
+    console.log(`abort of 10k queued calls: ${small.toFixed(0)} ms; of 100k: ${large.toFixed(0)} ms`);
+    // Linear: ~10x the time for 10x the calls; quadratic (one listener list walked per call) is ~100x.
+    expect(large / small).toBeLessThan(35);
   });
 });
 

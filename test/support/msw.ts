@@ -15,6 +15,8 @@ export interface Seen {
   url: URL;
   authorization: string | null;
   contentType: string | null;
+  /** Every request header, as sent. */
+  headers: Headers;
   body: unknown;
 }
 
@@ -30,6 +32,7 @@ export function useMsw() {
       url: new URL(request.url),
       authorization: request.headers.get('authorization'),
       contentType: request.headers.get('content-type'),
+      headers: new Headers(request.headers),
       body: undefined,
     };
     seen.push(entry);
@@ -57,7 +60,10 @@ export function useMsw() {
   return { server, seen, settle };
 }
 
-/** A client aimed at the msw addresses, with fast backoff so retry tests stay quick. */
+/**
+ * A client aimed at the msw addresses, with fast backoff so retry tests stay quick, and its log
+ * off (the tests of logging turn it on).
+ */
 export function testClient(options: ClientOptions = {}): GatewayClient {
   return new GatewayClient({
     baseUrl: BASE,
@@ -65,6 +71,7 @@ export function testClient(options: ClientOptions = {}): GatewayClient {
     token: TOKEN,
     apiKey: API_KEY,
     retryBackoff: { initialDelayMs: 1, maxDelayMs: 50 },
+    logLevel: 'off',
     ...options,
   });
 }

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { HttpResponse, http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { GatewayValidationError } from '../../src/core/errors.js';
+import { apply, keepsRule, planEnsure, refused } from '../../src/resources/deal-rule.js';
 import { BASE, testClient, useMsw } from '../support/msw.js';
 
 const { server, seen } = useMsw();
@@ -141,5 +143,113 @@ describe('webhooks.ensure', () => {
       GatewayValidationError,
     );
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('The deal_add ⇒ contact_add rule, judged against the account', () => {
+  const CONTACT = 'crm_entities.contact_add';
+  const DEAL = 'crm_entities.deal_add';
+
+  it('ensure with prune on a url holding contact_add and deal_add never passes through a refused state', async () => {
+    subs.push({ id: 'c', url: URL_A, event: CONTACT }, { id: 'd', url: URL_A, event: DEAL });
+    // The fake refuses (400) any write leaving deal_add without contact_add: the call would reject.
+    const result = await testClient().webhooks.ensure(URL_A, ['message.add'], { prune: true });
+    expect(result.map((s) => s.event)).toEqual(['message.add']);
+    expect(subs.map((s) => s.event)).toEqual(['message.add']);
+    expect(writes()).toEqual(['PATCH', 'DELETE']);
+  });
+
+  it('ensure refuses, before any write, a prune that would leave another url’s deal_add alone', async () => {
+    subs.push({ id: 'c', url: URL_A, event: CONTACT }, { id: 'd', url: URL_B, event: DEAL });
+    const error = await testClient()
+      .webhooks.ensure(URL_A, ['message.add'], { prune: true })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect(writes()).toEqual([]);
+  });
+
+  it('subscribe accepts deal_add alone when the account has contact_add', async () => {
+    subs.push({ id: 'c', url: URL_B, event: CONTACT });
+    await testClient().webhooks.subscribe([{ url: URL_A, event: DEAL }]);
+    expect(seen.map((s) => s.method)).toEqual(['GET', 'POST']);
+  });
+
+  it('subscribe refuses deal_add alone when the account has no contact_add, after one GET', async () => {
+    const error = await testClient()
+      .webhooks.subscribe([{ url: URL_A, event: DEAL }])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect(seen.map((s) => s.method)).toEqual(['GET']);
+  });
+
+  it('subscribe of contact_add and deal_add together needs no read', async () => {
+    await testClient().webhooks.subscribe([
+      { url: URL_A, event: CONTACT },
+      { url: URL_A, event: DEAL },
+    ]);
+    expect(seen.map((s) => s.method)).toEqual(['POST']);
+  });
+
+  it('update refuses to turn the account’s only contact_add into another event while deal_add stays', async () => {
+    subs.push({ id: 'c', url: URL_A, event: CONTACT }, { id: 'd', url: URL_A, event: DEAL });
+    const error = await testClient()
+      .webhooks.update([{ id: 'c', url: URL_A, event: 'message.add' }])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect(writes()).toEqual([]);
+    await testClient().webhooks.update([{ id: 'd', url: URL_A, event: 'message.add' }]);
+    expect(writes()).toEqual(['PATCH']);
+  });
+
+  it('unsubscribe refuses to remove contact_add while deal_add stays, and allows both together', async () => {
+    subs.push({ id: 'c', url: URL_A, event: CONTACT }, { id: 'd', url: URL_B, event: DEAL });
+    const error = await testClient()
+      .webhooks.unsubscribe(['c'])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect((error as GatewayValidationError).issues[0]?.path).toEqual([0]);
+    expect(writes()).toEqual([]);
+    await testClient().webhooks.unsubscribe(['d', 'c']);
+    expect(subs).toEqual([]);
+  });
+
+  it('with validateRequests: false the account is not read and the service judges', async () => {
+    await testClient({ validateRequests: false })
+      .webhooks.unsubscribe(['x'])
+      .catch(() => {});
+    expect(seen.map((s) => s.method)).toEqual(['DELETE']);
+  });
+});
+
+describe('ensure’s plan keeps the rule at every step (property)', () => {
+  const EVENTS = [
+    'crm_entities.contact_add',
+    'crm_entities.deal_add',
+    'message.add',
+    'channel.create',
+  ] as const;
+  const sub = fc.record({ url: fc.constantFrom(URL_A, URL_B), event: fc.constantFrom(...EVENTS) });
+
+  it('whenever the end state is allowed, no write passes through a refused state', () => {
+    fc.assert(
+      fc.property(
+        fc.array(sub, { maxLength: 6 }),
+        fc.subarray([...EVENTS]),
+        fc.boolean(),
+        (items, wanted, prune) => {
+          const current = items.map((s, i) => ({ id: `x${i}`, ...s }));
+          if (refused(current)) return; // the service would not have let the account get here
+          const mine = current.filter((s) => s.url === URL_A);
+          const plan = planEnsure(current, URL_A, mine, wanted, prune);
+          if (plan.refusedEnd) return;
+          expect(keepsRule(current, plan.writes)).toBe(true);
+          const final = plan.writes.reduce(apply, current);
+          const events = final.filter((s) => s.url === URL_A).map((s) => s.event);
+          for (const event of wanted) expect(events).toContain(event);
+          if (prune) expect(new Set(events)).toEqual(new Set(wanted));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

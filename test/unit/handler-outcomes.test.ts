@@ -350,7 +350,7 @@ describe('Per item: the good items are dispatched, each rejected one reported wi
     expect((await hooks.handle(to(JSON.stringify(body)))).status).toBe(200);
     expect(seen).toEqual([2]);
     expect(errors).toHaveLength(1);
-    const [error, context] = errors[0] as [WebhookParseError, { stage: string; rawBody: unknown }];
+    const [error, context] = errors[0] as unknown as [WebhookParseError, { stage: string; rawBody: unknown }];
     expect(error).toBeInstanceOf(WebhookParseError);
     expect(error.rawBody).toEqual(bad);
     expect(error.issues[0]?.path.slice(0, 2)).toEqual(['data', 1]);

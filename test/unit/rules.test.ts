@@ -271,12 +271,16 @@ describe('Rule: subscriptions', () => {
   const url = 'https://crm.example/hooks';
   it('rejects an event not in the spec’s list', () =>
     rejects(client().webhooks.subscribe([{ url, event: 'message.foo' as never }]), '0.event'));
-  it('rejects deal_add without contact_add', () =>
-    rejects(
-      client().webhooks.subscribe([{ url, event: 'crm_entities.deal_add' }]),
-      '0.event',
-      /together with crm_entities.contact_add/,
-    ));
+  it('rejects deal_add without contact_add, having read the account (it has none)', async () => {
+    const error = await client()
+      .webhooks.subscribe([{ url, event: 'crm_entities.deal_add' }])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect((error as GatewayValidationError).issues).toMatchObject([
+      { path: [0, 'event'], message: expect.stringMatching(/together with crm_entities.contact_add/) },
+    ]);
+    expect(seen.map((s) => s.method)).toEqual(['GET']);
+  });
   it('passes deal_add together with contact_add', () =>
     passes(
       client().webhooks.subscribe([

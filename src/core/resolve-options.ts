@@ -1,0 +1,132 @@
+import { checkCount, checkHeaders, checkMs, optionError } from './checks.js';
+import type { Credential } from './credentials.js';
+import { GatewayError } from './errors.js';
+import { LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
+import type { ClientOptions, FetchLike, RequestOptions } from './options.js';
+import { RateLimiter, type RateLimiterLike, type RateLimitOptions } from './rate-limiter.js';
+
+/** ClientOptions with defaults and environment fallbacks applied, every figure checked. */
+export interface ResolvedOptions {
+  token: Credential | undefined;
+  apiKey: Credential | undefined;
+  baseUrl: string;
+  v3BaseUrl: string;
+  timeout: number;
+  maxRetries: number;
+  retryBackoff: { initialDelayMs: number; maxDelayMs: number };
+  /** The limiter of this client; undefined when turned off. */
+  limiter: RateLimiterLike | undefined;
+  fetch: FetchLike | undefined;
+  validateRequests: boolean;
+  /** Extra headers, names in lower case. */
+  headers: Record<string, string>;
+  logger: Logger;
+  logLevel: LogLevel;
+}
+
+/** Per-call options checked, with the client's defaults filled in. */
+export interface CallOptions {
+  signal: AbortSignal | undefined;
+  timeout: number;
+  maxRetries: number;
+  /** The call's own headers, names in lower case; undefined when it has none. */
+  headers: Record<string, string> | undefined;
+}
+
+const WHAT = 'GatewayClient options';
+
+function env(name: string): string | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
+    name
+  ];
+  return value === '' ? undefined : value;
+}
+
+function checkUrl(value: string, option: string): string {
+  try {
+    new URL(value);
+  } catch {
+    throw new GatewayError(`${option} must be an absolute URL, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function resolveLimiter(option: ClientOptions['rateLimit']): RateLimiterLike | undefined {
+  if (option === false) return undefined;
+  if (option === undefined) return new RateLimiter();
+  if (typeof option !== 'object' || option === null) {
+    throw optionError(['rateLimit'], 'false, { requests, intervalMs } or a limiter', option, WHAT);
+  }
+  if (typeof (option as RateLimiterLike).acquire === 'function') {
+    const limiter = option as RateLimiterLike;
+    if (typeof limiter.pause !== 'function')
+      throw optionError(['rateLimit', 'pause'], 'a function', limiter.pause, WHAT);
+    return limiter;
+  }
+  return new RateLimiter(option as RateLimitOptions);
+}
+
+function resolveFetch(fetch: unknown): FetchLike | undefined {
+  if (fetch !== undefined && typeof fetch !== 'function')
+    throw optionError(['fetch'], 'a function', fetch, WHAT);
+  return fetch as FetchLike | undefined;
+}
+
+function resolveLogger(logger: unknown): Logger {
+  if (logger === undefined) return console;
+  for (const method of ['debug', 'info', 'warn', 'error'] as const) {
+    const fn = typeof logger === 'object' && logger !== null ? (logger as Logger)[method] : undefined;
+    if (typeof fn !== 'function') throw optionError(['logger', method], 'a function', fn, WHAT);
+  }
+  return logger as Logger;
+}
+
+function resolveLogLevel(option: unknown): LogLevel {
+  const [value, name] = option === undefined ? [env('GATEWAY_LOG'), 'GATEWAY_LOG'] : [option, 'logLevel'];
+  if (value === undefined) return 'warn';
+  if (!LOG_LEVELS.includes(value as LogLevel))
+    throw optionError([name], `one of ${LOG_LEVELS.join(', ')}`, value, WHAT);
+  return value as LogLevel;
+}
+
+/** Applies defaults and environment fallbacks; throws a GatewayError naming any bad option. */
+export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
+  const baseUrl = options.baseUrl ?? env('GATEWAY_BASE_URL');
+  if (!baseUrl) {
+    throw new GatewayError('No base URL: pass baseUrl to GatewayClient or set GATEWAY_BASE_URL');
+  }
+  const v3BaseUrl = options.v3BaseUrl ?? env('GATEWAY_V3_BASE_URL') ?? baseUrl;
+  const backoff = options.retryBackoff ?? {};
+  return {
+    token: options.token ?? env('GATEWAY_TOKEN'),
+    apiKey: options.apiKey ?? env('GATEWAY_API_KEY'),
+    baseUrl: checkUrl(baseUrl, 'baseUrl'),
+    v3BaseUrl: checkUrl(v3BaseUrl, 'v3BaseUrl'),
+    timeout: checkMs(options.timeout ?? 30_000, ['timeout'], WHAT),
+    maxRetries: checkCount(options.maxRetries ?? 2, ['maxRetries'], WHAT, 0),
+    retryBackoff: {
+      initialDelayMs: checkMs(backoff.initialDelayMs ?? 500, ['retryBackoff', 'initialDelayMs'], WHAT, true),
+      maxDelayMs: checkMs(backoff.maxDelayMs ?? 60_000, ['retryBackoff', 'maxDelayMs'], WHAT),
+    },
+    limiter: resolveLimiter(options.rateLimit),
+    fetch: resolveFetch(options.fetch),
+    validateRequests: options.validateRequests ?? true,
+    headers: options.headers === undefined ? {} : checkHeaders(options.headers, ['headers'], WHAT),
+    logger: resolveLogger(options.logger),
+    logLevel: resolveLogLevel(options.logLevel),
+  };
+}
+
+/** Checks a call's own options and fills in the client's; throws a GatewayValidationError. */
+export function resolveCallOptions(options: RequestOptions, client: ResolvedOptions): CallOptions {
+  const what = 'call options';
+  return {
+    signal: options.signal,
+    timeout: options.timeout === undefined ? client.timeout : checkMs(options.timeout, ['timeout'], what),
+    maxRetries:
+      options.maxRetries === undefined
+        ? client.maxRetries
+        : checkCount(options.maxRetries, ['maxRetries'], what, 0),
+    headers: options.headers === undefined ? undefined : checkHeaders(options.headers, ['headers'], what),
+  };
+}

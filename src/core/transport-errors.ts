@@ -1,0 +1,37 @@
+import { NetworkError } from 'ky';
+import { GatewayConnectionError, GatewayError, GatewayTimeoutError } from './errors.js';
+import type { Attempt } from './http.js';
+import { redact } from './redact.js';
+import { type AttemptFailure, findErrorCode, isRetryable } from './retry-policy.js';
+
+/** Where the failed exchange went, and whether its time ran out. */
+export interface ExchangeContext {
+  method: string;
+  url: string;
+  timedOut: boolean;
+  timeoutMs: number;
+}
+
+/**
+ * The failed attempt of an exchange that got no answer: a time-out, or a connection error.
+ * Never keeps ky's error as the cause: it holds the Request, and so the Authorization header.
+ */
+export function failedExchange(cause: unknown, context: ExchangeContext, secrets: string[]): Attempt {
+  const { method, url, timeoutMs } = context;
+  if (context.timedOut) {
+    const failure: AttemptFailure = { kind: 'timeout' };
+    const retryable = isRetryable(method, failure);
+    return { ok: false, failure, error: new GatewayTimeoutError({ method, url, timeoutMs, retryable }) };
+  }
+  if (cause instanceof GatewayError) throw cause;
+  const root = cause instanceof NetworkError ? cause.cause : cause;
+  const errorCode = findErrorCode(root);
+  const failure: AttemptFailure = { kind: 'connection', errorCode };
+  const retryable = isRetryable(method, failure);
+  const safeCause = root instanceof Error ? new Error(redact(root.message, secrets)) : undefined;
+  return {
+    ok: false,
+    failure,
+    error: new GatewayConnectionError({ method, url, errorCode, retryable, cause: safeCause }),
+  };
+}
