@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { GatewayTimeoutError, InternalServerError } from '../../src/core/errors.js';
-import { type StandIn, startStandIn } from '../stand-in/server.js';
+import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 
 const text = {
   channel_id: 'ch-1',
@@ -10,49 +10,50 @@ const text = {
   text: 'Hi',
 } as const;
 
-describe('GatewayClient over real HTTP (stand-in on 127.0.0.1)', () => {
-  let standIn: StandIn;
+describe('GatewayClient over real HTTP (the fake gateway on 127.0.0.1)', () => {
+  let gateway: FakeGateway;
   beforeAll(async () => {
-    standIn = await startStandIn({ rateLimit: { requests: 20, intervalMs: 1000 } });
+    gateway = await createFakeGateway({ rateLimit: { requests: 20, intervalMs: 1000 } });
   });
-  afterAll(() => standIn.close());
+  afterAll(() => gateway.close());
+  const rejected = () => gateway.requests.filter((r) => r.status === 429).length;
 
   const client = (options = {}) =>
     new GatewayClient({
-      baseUrl: standIn.url,
-      token: standIn.token,
-      apiKey: standIn.apiKey,
+      baseUrl: gateway.url,
+      token: gateway.token,
+      apiKey: gateway.apiKey,
       retryBackoff: { initialDelayMs: 5 },
       ...options,
     });
 
   it('keeps 70 concurrent calls under a 20-per-second limit: zero 429s', async () => {
-    const before = standIn.limiter.rejected;
+    const before = rejected();
     const c = client({ rateLimit: { requests: 20, intervalMs: 1000 }, maxRetries: 0 });
     const results = await Promise.all(Array.from({ length: 70 }, () => c.messages.send(text)));
     expect(results).toHaveLength(70);
-    expect(standIn.limiter.rejected - before).toBe(0);
+    expect(rejected() - before).toBe(0);
   });
 
   it('without its own limiter the same burst is answered 429 (the test can fail)', async () => {
-    await new Promise((r) => setTimeout(r, 1100)); // let the stand-in's window reset
-    const before = standIn.limiter.rejected;
+    await new Promise((r) => setTimeout(r, 1100)); // let the fake's window reset
+    const before = rejected();
     const c = client({ rateLimit: false, maxRetries: 0 });
     const results = await Promise.allSettled(Array.from({ length: 30 }, () => c.channels.list()));
     expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThan(0);
-    expect(standIn.limiter.rejected - before).toBeGreaterThan(0);
+    expect(rejected() - before).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 1100));
   });
 
   it('makes one request for a POST answered 500', async () => {
-    standIn.inject({ method: 'POST', path: '/v2/messages', status: 500, body: { error: 'internal' } });
-    const before = standIn.log.length;
+    gateway.failNext('POST', '/v2/messages', { status: 500, body: { error: 'internal' } });
+    const before = gateway.requests.length;
     await expect(client().messages.send(text)).rejects.toBeInstanceOf(InternalServerError);
-    expect(standIn.log.length - before).toBe(1);
+    expect(gateway.requests.length - before).toBe(1);
   });
 
   it('times out an attempt that gets no answer', async () => {
-    standIn.inject({ method: 'GET', path: '/v2/channels', status: 200, delayMs: 400, times: 1 });
+    gateway.failNext('GET', '/v2/channels', { status: 200, delayMs: 400 });
     const error = await client({ timeout: 50, maxRetries: 0 })
       .channels.list()
       .catch((e: unknown) => e);
