@@ -4,7 +4,7 @@ import { UNREGISTERED_PREFIX } from '../testing/payloads.js';
 import type { RecordedRequest } from '../testing/requests.js';
 import { EXIT, type Io, UsageError } from './io.js';
 
-/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json]`. */
+/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json] [--quiet]`. */
 export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -15,6 +15,7 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
       'crm-key': { type: 'string' },
       repeats: { type: 'boolean' },
       json: { type: 'boolean' },
+      quiet: { type: 'boolean' },
     },
   });
   const port = values.port === undefined ? 0 : Number(values.port);
@@ -28,7 +29,7 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
     ...(values['api-key'] && { apiKey: values['api-key'] }),
     ...(values['crm-key'] && { crmKey: values['crm-key'] }),
     repeats: values.repeats ?? false,
-    onRequest: log,
+    ...(!values.quiet && { onRequest: log }),
   });
   const { url, token, apiKey } = gateway;
   if (values.json) io.out(JSON.stringify({ url, token, apiKey }));

@@ -9,7 +9,7 @@ Commands:
 
 Run \`messaging-gateway <command> --help\` for a command's options.`,
 
-  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json]
+  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json] [--quiet]
 
 Runs a fake of the gateway (API v2 and v3) on 127.0.0.1 until stopped (Ctrl-C), and prints its
 address, token and API key, then one line per request it answers.
@@ -21,6 +21,7 @@ Options:
   --crm-key K    v3 deliveries carry Authorization: Bearer K
   --repeats      deliver every webhook twice, as the service may
   --json         print JSON lines: first { url, token, apiKey }, then { method, path, status } per request
+  --quiet        print only the first line, not one per request
   --help         show this help`,
 
   trigger: `Usage: messaging-gateway trigger <kind> --to <url> [--set path=value]... [--json]
