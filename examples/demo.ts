@@ -11,8 +11,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeliveryTracker, GatewayClient, type SendMessageParams } from 'messaging-gateway-sdk';
-import { createNodeMiddleware, qrToPng, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import { createFakeGateway, UNREGISTERED_PREFIX } from 'messaging-gateway-sdk/testing';
+import { createNodeMiddleware, qrToPng, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 
 const env = process.env;
 const real = Boolean(env.GATEWAY_BASE_URL && env.GATEWAY_TOKEN);

@@ -51,7 +51,9 @@ try {
     await gateway.close();
     console.log('testing kit: ok');
   `;
-  const kitEsm = kit(`import * as main from 'messaging-gateway-sdk'; import * as testing from 'messaging-gateway-sdk/testing';`);
+  const kitEsm = kit(
+    `import * as main from 'messaging-gateway-sdk'; import * as testing from 'messaging-gateway-sdk/testing';`,
+  );
   const kitCjs = `(async () => { ${kit(`const main = require('messaging-gateway-sdk'); const testing = require('messaging-gateway-sdk/testing');`)} })();`;
   // /testing must load nothing at import time beyond node's modules and the package itself.
   const kitLoads = `
@@ -93,7 +95,9 @@ try {
   }
   await checkBin(dir);
   const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/messaging-gateway-sdk/package.json'), 'utf8'));
-  console.log(`packed ${pkg.name}@${pkg.version}: import, require, /webhooks without ky, /testing and the bin all pass`);
+  console.log(
+    `packed ${pkg.name}@${pkg.version}: import, require, /webhooks without ky, /testing and the bin all pass`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -108,7 +112,10 @@ async function checkBin(dir) {
   const sample = JSON.stringify({ test: true });
   const decoded = execFileSync(bin, ['decode', '--json'], { cwd: dir, input: sample, encoding: 'utf8' });
   if (JSON.parse(decoded).kind !== 'test') throw new Error(`bin decode printed: ${decoded}`);
-  const child = spawn(bin, ['fake-gateway', '--json', '--quiet'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(bin, ['fake-gateway', '--json', '--quiet'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const first = await new Promise((resolve, reject) => {
       child.stdout.once('data', (chunk) => resolve(String(chunk).split('\n')[0]));

@@ -7,8 +7,8 @@
 export {
   type BuildWebhookOptions,
   buildWebhook,
-  type DeepPartial,
   DELIVERY_KINDS,
+  type DeepPartial,
   type DeliveryBody,
   type DeliveryKind,
   isDeliveryKind,

@@ -27,7 +27,9 @@ function itemsOf(webhook: Webhook): [string, unknown][] {
 /** `v2 message.add`, `v2 unknown event "x.y"`, `v3 messagesAndStatuses`. */
 function kindOf(webhook: Webhook): string {
   if (webhook.api === 'v3') return `v3 ${webhook.type}`;
-  return webhook.event === 'unknown' ? `v2 unknown event ${JSON.stringify(webhook.unknownEvent)}` : `v2 ${webhook.event}`;
+  return webhook.event === 'unknown'
+    ? `v2 unknown event ${JSON.stringify(webhook.unknownEvent)}`
+    : `v2 ${webhook.event}`;
 }
 
 /** Items a lenient decoder set aside (`rejected`, when the decoder reports them). */

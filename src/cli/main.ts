@@ -34,7 +34,8 @@ async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'trigger') return await trigger(args, io);
     return await fakeGateway(args, io, stopSignal());
   } catch (error) {
-    const usage = error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
+    const usage =
+      error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
     io.err(`${command}: ${(error as Error).message}`);
     if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
     return usage ? EXIT.usage : EXIT.failed;

@@ -21,7 +21,14 @@ export function overridesFrom(assignments: readonly string[]): Record<string, un
         throw new UsageError(`--set ${path}:= takes JSON; got ${raw}`);
       }
     }
-    setPath(root, path.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean), value);
+    setPath(
+      root,
+      path
+        .replace(/\[(\d+)\]/g, '.$1')
+        .split('.')
+        .filter(Boolean),
+      value,
+    );
   }
   return root;
 }

@@ -38,7 +38,8 @@ export async function trigger(args: string[], io: Io): Promise<number> {
   const kind = positionals[0];
   if (!kind) throw new UsageError('trigger needs a kind, e.g. trigger message.add --to <url>');
   if (!isDeliveryKind(kind)) throw new UsageError(`unknown kind "${kind}"; trigger --list shows every kind`);
-  if (!values.to || !URL.canParse(values.to)) throw new UsageError('trigger needs --to <url>, an absolute URL');
+  if (!values.to || !URL.canParse(values.to))
+    throw new UsageError('trigger needs --to <url>, an absolute URL');
   const url = new URL(values.to);
   const body = buildWebhook(kind as DeliveryKind, overridesFrom(values.set ?? []) as never, {
     ...(values.seed !== undefined && { seed: values.seed }),
@@ -63,7 +64,8 @@ export async function trigger(args: string[], io: Io): Promise<number> {
     return EXIT.failed;
   }
   const answer = readAnswer(await response.text());
-  if (values.json) io.out(JSON.stringify({ status: response.status, ok: response.ok, body: answer, sent: body }));
+  if (values.json)
+    io.out(JSON.stringify({ status: response.status, ok: response.ok, body: answer, sent: body }));
   else {
     io.out(`POST ${shown(url)} ${kind} → ${response.status} ${response.statusText}`);
     if (answer !== '') io.out(typeof answer === 'string' ? answer : JSON.stringify(answer));

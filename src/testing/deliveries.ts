@@ -127,7 +127,8 @@ export class Deliverer {
   async #deliverOnce(target: Omit<DeliveryRecord, 'status' | 'repeat'>): Promise<DeliveryRecord[]> {
     const first = this.#record(target, false);
     await this.#post(first);
-    const repeat = this.repeats === true || (typeof this.repeats === 'number' && Math.random() < this.repeats);
+    const repeat =
+      this.repeats === true || (typeof this.repeats === 'number' && Math.random() < this.repeats);
     if (!repeat) return [first];
     const second = this.#record(target, true);
     await this.#post(second);
@@ -149,7 +150,12 @@ export class Deliverer {
       ...(v3 && this.#crmKey && { authorization: `Bearer ${this.#crmKey}` }),
     };
     const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(30_000)]);
-    record.status = await fetch(record.url, { method: 'POST', headers, body: JSON.stringify(record.body), signal })
+    record.status = await fetch(record.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(record.body),
+      signal,
+    })
       .then(async (res) => {
         await res.arrayBuffer();
         return res.status;

@@ -8,7 +8,13 @@ import { type FailAnswer, type RecordedRequest, RequestGate } from './requests.j
 import { routeV2, type V2Effects } from './routes-v2.js';
 import { routeV3 } from './routes-v3.js';
 import { type FakeGatewaySimulate, simulator } from './simulate.js';
-import { type FakeChannel, type FakeMessage, FakeState, type FakeSubscription, type FakeV3Settings } from './state.js';
+import {
+  type FakeChannel,
+  type FakeMessage,
+  FakeState,
+  type FakeSubscription,
+  type FakeV3Settings,
+} from './state.js';
 
 /** Options of {@link createFakeGateway}. */
 export interface FakeGatewayOptions extends DeliveryOptions {

@@ -1,6 +1,6 @@
-import type { DeliveryRecord, Deliverer } from './deliveries.js';
-import { qrLikePng } from './png.js';
+import type { Deliverer, DeliveryRecord } from './deliveries.js';
 import { isUnregistered, outboundAdd, statusItems, v3Echo } from './payloads.js';
+import { qrLikePng } from './png.js';
 import type { FakeChannel, FakeMessage, FakeState } from './state.js';
 
 /** Transports that connect with a QR code (spec: create → follow-up by transport). */
@@ -62,5 +62,10 @@ export async function channelLife(d: Deliverer, state: FakeState, channel: FakeC
   if (!state.channels.has(channel_id)) return;
   Object.assign(channel, { status: 'active', reason: null, state: 'active' });
   const v3 = { channelId: channel_id, state: 'active', timestamp: Date.now() };
-  await both(d, 'channel.status_update', { channel_id, status: 'active', reason: null }, { channelsUpdates: [v3] });
+  await both(
+    d,
+    'channel.status_update',
+    { channel_id, status: 'active', reason: null },
+    { channelsUpdates: [v3] },
+  );
 }

@@ -28,7 +28,18 @@ export interface RouteContext {
 }
 
 const CONTENT = ['text', 'attachment', 'template'];
-const TRANSPORTS = ['telegram', 'tgapi', 'vk', 'wapi', 'whatsapp', 'instAPI', 'viber', 'avito', 'max', 'maxbot'];
+const TRANSPORTS = [
+  'telegram',
+  'tgapi',
+  'vk',
+  'wapi',
+  'whatsapp',
+  'instAPI',
+  'viber',
+  'avito',
+  'max',
+  'maxbot',
+];
 
 /**
  * API v2: messages, channels, webhook subscriptions (spec: Endpoints). The fake checks only what
@@ -99,7 +110,11 @@ function channelList({ req, res, state, effects, body }: RouteContext): boolean 
     return true;
   }
   if (req.method !== 'POST') return false;
-  if (typeof body.transport !== 'string' || !TRANSPORTS.includes(body.transport) || !asObject(body.credentials)) {
+  if (
+    typeof body.transport !== 'string' ||
+    !TRANSPORTS.includes(body.transport) ||
+    !asObject(body.credentials)
+  ) {
     fail(res, 400, 'bad_request', 'transport and credentials are required');
     return true;
   }

@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { MessageFailedError } from '../../src/core/errors.js';
+import { createFakeGateway, type FakeGateway, UNREGISTERED_PREFIX } from '../../src/testing.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import { WebhookHandler } from '../../src/webhooks/handler.js';
 import { qrToPng } from '../../src/webhooks/qr.js';
-import { createFakeGateway, type FakeGateway, UNREGISTERED_PREFIX } from '../../src/testing.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void>)[] = [];

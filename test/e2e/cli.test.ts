@@ -14,7 +14,10 @@ const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const fixture = (path: string) => `test/fixtures/${path}`;
 
 /** Runs the bin to its end; `input` goes to its standard input. */
-function run(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...CLI, ...args], { stdio: 'pipe' });
     let stdout = '';
@@ -64,7 +67,11 @@ describe('messaging-gateway decode', () => {
   });
 
   it('prints JSON a script can read with --json', async () => {
-    const { code, stdout } = await run(['decode', '--json', fixture('v3/statuses--delivered-and-error.json')]);
+    const { code, stdout } = await run([
+      'decode',
+      '--json',
+      fixture('v3/statuses--delivered-and-error.json'),
+    ]);
     expect(code).toBe(0);
     const out = JSON.parse(stdout);
     expect(out).toMatchObject({ ok: true, api: 'v3', kind: 'messagesAndStatuses' });
@@ -156,7 +163,10 @@ describe('messaging-gateway fake-gateway', () => {
       expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const client = new GatewayClient({ baseUrl: started.url, token: started.token });
       const logged = next();
-      const [channel] = await client.channels.create({ transport: 'telegram', credentials: { telegram_token: 't' } });
+      const [channel] = await client.channels.create({
+        transport: 'telegram',
+        credentials: { telegram_token: 't' },
+      });
       expect(JSON.parse(await logged)).toEqual({ method: 'POST', path: '/v2/channels', status: 200 });
       await expect(client.channels.list()).resolves.toMatchObject([{ channel_id: channel?.channel_id }]);
     } finally {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-describe('examples/ run against the local stand-in gateway when no credentials are set', () => {
+describe('examples/ run against the fake gateway when no credentials are set', () => {
   it('npm run examples: every example exits 0', { timeout: 180_000 }, () => {
     const env = { ...process.env, GATEWAY_BASE_URL: '', GATEWAY_TOKEN: '', GATEWAY_API_KEY: '' };
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/run-examples.ts'], {

@@ -11,7 +11,7 @@ import {
   RateLimitError,
 } from 'messaging-gateway-sdk';
 import { buildWebhook, createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
-import { createNodeMiddleware, WebhookHandler, type Webhook } from 'messaging-gateway-sdk/webhooks';
+import { createNodeMiddleware, type Webhook, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const SECRET = 'test-secret';
@@ -48,7 +48,11 @@ afterEach(async () => {
 const clientFor = (g: FakeGateway, options = {}) =>
   new GatewayClient({ baseUrl: g.url, token: g.token, apiKey: g.apiKey, ...options });
 const to = (chat_id: string) =>
-  ({ channel_id: 'ch-1', recipient: { chat_type: 'whatsapp', chat_id }, text: 'Your order shipped' }) as const;
+  ({
+    channel_id: 'ch-1',
+    recipient: { chat_type: 'whatsapp', chat_id },
+    text: 'Your order shipped',
+  }) as const;
 
 describe('client → fake gateway → webhooks → DeliveryTracker', () => {
   it('follows a send to read, and the receiver hears its message.add', async () => {
@@ -88,7 +92,9 @@ describe('client → fake gateway → webhooks → DeliveryTracker', () => {
       expect(tracker.statusOf(request_id)).toBeUndefined(); // nothing arrives on its own
       const made = await manual.simulate.status(request_id, 'delivered');
       expect(made.map((d) => d.status)).toEqual([200]);
-      await expect(tracker.waitFor(request_id, { until: 'delivered', timeoutMs: 1000 })).resolves.toMatchObject({
+      await expect(
+        tracker.waitFor(request_id, { until: 'delivered', timeoutMs: 1000 }),
+      ).resolves.toMatchObject({
         status: 'delivered',
       });
       await expect(manual.simulate.status('no-such-request', 'read')).rejects.toThrow(/request_id/);
@@ -100,7 +106,9 @@ describe('client → fake gateway → webhooks → DeliveryTracker', () => {
   it('delivers an inbound message and any built delivery to the subscribers', async () => {
     await clientFor(gateway).webhooks.ensure(hookUrl, ['message.add', 'channel.waba_tier_update']);
     await gateway.simulate.inbound({ channel_id: 'ch-1', chat_id: '79001234567', text: 'Hi', name: 'Alice' });
-    await gateway.simulate.deliver(buildWebhook('channel.waba_tier_update', { data: [{ tier: 'TIER_10K' }] }));
+    await gateway.simulate.deliver(
+      buildWebhook('channel.waba_tier_update', { data: [{ tier: 'TIER_10K' }] }),
+    );
     await hooks.drain();
     expect(received).toMatchObject([
       { event: 'message.add', data: [{ direction: 'inbound', text: 'Hi', recipient: { name: 'Alice' } }] },

@@ -57,7 +57,9 @@ describe('buildWebhook: overrides are deep-merged', () => {
   });
 
   it('sets envelope fields and single v3 objects', () => {
-    expect(buildWebhook('channel.create', { meta: { idempotency_key: 'k-1' } }).meta.idempotency_key).toBe('k-1');
+    expect(buildWebhook('channel.create', { meta: { idempotency_key: 'k-1' } }).meta.idempotency_key).toBe(
+      'k-1',
+    );
     expect(buildWebhook('v3.createContact', { createContact: { name: 'Zoe' } }).createContact).toMatchObject({
       name: 'Zoe',
       source: 'auto',
@@ -82,7 +84,9 @@ describe('buildWebhook: deterministic with a seed', () => {
     expect(buildWebhook('message.add', {}, { seed: 'seven' }).meta.idempotency_key).not.toBe(
       a.meta.idempotency_key,
     );
-    expect(a.meta.idempotency_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(a.meta.idempotency_key).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(a.meta.timestamp).toBe(1_735_689_600); // 2025-01-01T00:00:00Z, seconds
   });
 
