@@ -28,6 +28,7 @@ export interface RouteContext {
 }
 
 const CONTENT = ['text', 'attachment', 'template'];
+// spec: POST /v2/channels — written here again on purpose: the fake shares no rule with the SDK.
 const TRANSPORTS = [
   'telegram',
   'tgapi',
