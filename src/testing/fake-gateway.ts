@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveries.js';
 import { fail } from './http-utils.js';
@@ -138,10 +138,23 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
     server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
+  const parts = { state, deliverer, gate, limiter, server };
+  const base = { url: `http://127.0.0.1:${port}`, token, apiKey, ...controls(parts) };
+  // Descriptors, not a spread: a spread would read the getters once and drop the setter.
+  return Object.defineProperties(base, Object.getOwnPropertyDescriptors(views(parts))) as FakeGateway;
+}
+
+interface Parts {
+  state: FakeState;
+  deliverer: Deliverer;
+  gate: RequestGate;
+  limiter: FixedWindow | undefined;
+  server: Server;
+}
+
+/** What a test reads: records and state, live. */
+function views({ state, deliverer, gate }: Parts) {
   return {
-    url: `http://127.0.0.1:${port}`,
-    token,
-    apiKey,
     requests: gate.records,
     deliveries: deliverer.records,
     channels: state.channels,
@@ -153,12 +166,19 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
     get repeats() {
       return deliverer.repeats;
     },
-    set repeats(value) {
+    set repeats(value: boolean | number) {
       deliverer.repeats = value;
     },
+  };
+}
+
+/** What a test does to the fake. */
+function controls({ state, deliverer, gate, limiter, server }: Parts) {
+  return {
     simulate: simulator(state, deliverer),
-    failNext: (method, path, answer) =>
-      void gate.failures.push({ times: 1, ...answer, method: method.toUpperCase(), path }),
+    failNext(method: string, path: string, answer: FailAnswer) {
+      gate.failures.push({ times: 1, ...answer, method: method.toUpperCase(), path });
+    },
     drain: () => deliverer.drain(),
     reset() {
       state.reset();

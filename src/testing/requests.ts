@@ -72,7 +72,11 @@ export class RequestGate {
     if (this.records.length > this.maxRecords) this.records.shift();
     res.once('close', () => {
       record.status = res.writableFinished ? res.statusCode : 0;
-      this.onRequest?.(record);
+      try {
+        this.onRequest?.(record);
+      } catch {
+        // a throwing logger must not take the fake down
+      }
     });
     try {
       record.body = await readJson(req);

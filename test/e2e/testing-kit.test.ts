@@ -157,6 +157,7 @@ describe('client → fake gateway → webhooks → DeliveryTracker', () => {
     };
     await client.v3.webhooks.update({ webhooksUri: hookUrl, subscriptions });
     expect(gateway.deliveries[0]).toMatchObject({ api: 'v3', kind: 'test', status: 200 });
+    expect(gateway.v3Settings).toEqual({ webhooksUri: hookUrl, subscriptions });
     const { request_id } = await client.messages.send(to('79001234567'));
     await gateway.drain();
     await hooks.drain();

@@ -7,7 +7,9 @@ describe('messaging-gateway-sdk/testing types', () => {
     expectTypeOf(buildWebhook('message.add').data[0]?.direction).toEqualTypeOf<
       'inbound' | 'outbound' | (string & {}) | undefined
     >();
-    expectTypeOf(buildWebhook('v3.createContact').createContact.name).toEqualTypeOf<string | null | undefined>();
+    expectTypeOf(buildWebhook('v3.createContact').createContact.name).toEqualTypeOf<
+      string | null | undefined
+    >();
     expectTypeOf(buildWebhook('v3.test')).toEqualTypeOf<{ test: true }>();
   });
 
