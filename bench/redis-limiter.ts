@@ -1,17 +1,16 @@
 // A fleet through one account (issue #13): 3 processes × 500 calls at 500 per 5 s through one
-// redisRateLimiter, against the stand-in (a process of its own) enforcing the same limit. Ideal:
+// redisRateLimiter, against the fake gateway (a process of its own, the bin's fake-gateway command)
+// enforcing the same limit. Ideal:
 // 500 at once, 500 at 5 s, 500 at 10 s. Then the per-call cost of the Redis limiter (acquire +
 // release, limit far away) beside the in-memory one, measured in this process.
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { RateLimiter } from '../src/core/rate-limiter.js';
 import { redisRateLimiter } from '../src/redis.js';
 import { runSenders } from '../test/redis/fleet-processes.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { median, timeEach, verdict } from './stats.js';
-
-type Report = { url: string; token: string; rejected: number };
 
 async function overhead(url: string): Promise<{ memory: number; redis: number }> {
   const redis = new Redis(url);
@@ -31,13 +30,15 @@ async function overhead(url: string): Promise<{ memory: number; redis: number }>
 
 export async function redisLimiterBench(): Promise<{ lines: string[]; ok: boolean }> {
   const server = await startRedisServer();
-  const standIn = fork(new URL('../test/stand-in/main.ts', import.meta.url), {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, STAND_IN_PORT: '0', STAND_IN_RATE_LIMIT: '500/5000' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
+  const gateway = spawn(process.execPath, ['--import', 'tsx', cli, 'fake-gateway', '--json', '--quiet'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
-    const [before] = (await once(standIn, 'message')) as [Report];
+    const first = await new Promise<string>((resolve) =>
+      createInterface({ input: gateway.stdout }).once('line', resolve),
+    );
+    const before = JSON.parse(first) as { url: string; token: string };
     const { reports, ms } = await runSenders({
       mode: 'redis',
       processes: 3,
@@ -48,10 +49,9 @@ export async function redisLimiterBench(): Promise<{ lines: string[]; ok: boolea
       baseUrl: before.url,
       token: before.token,
     });
-    standIn.send('report');
-    const [after] = (await once(standIn, 'message')) as [Report];
-    const rejected = after.rejected - before.rejected;
-    const failed = reports.reduce((sum, r) => sum + r.failed + r.rejected, 0);
+    // maxRetries 0: every 429 the fake answered is one rejected call of a sender.
+    const rejected = reports.reduce((sum, r) => sum + r.rejected, 0);
+    const failed = reports.reduce((sum, r) => sum + r.failed, 0);
     const seconds = ms / 1000;
     const cost = await overhead(server.url);
     return {
@@ -64,7 +64,7 @@ export async function redisLimiterBench(): Promise<{ lines: string[]; ok: boolea
       ok: rejected === 0 && failed === 0 && seconds <= 11,
     };
   } finally {
-    standIn.kill();
+    gateway.kill();
     await server.stop();
   }
 }

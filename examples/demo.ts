@@ -3,7 +3,7 @@
 // several messages with sendMany and a live progress line, and prints each message's path to
 // delivered or failed through DeliveryTracker.
 //
-// Without credentials it runs against the local stand-in gateway. With GATEWAY_BASE_URL and
+// Without credentials it runs against the package's fake gateway (messaging-gateway-sdk/testing). With GATEWAY_BASE_URL and
 // GATEWAY_TOKEN set it talks to the real service; then also set WEBHOOK_PUBLIC_URL (an address the
 // service can reach that forwards to this machine's WEBHOOK_PORT), GATEWAY_CHANNEL_ID (or
 // DEMO_CREATE_CHANNEL=1) and DEMO_RECIPIENTS (comma-separated whatsapp numbers).
@@ -11,20 +11,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeliveryTracker, GatewayClient, type SendMessageParams } from 'messaging-gateway-sdk';
+import { createFakeGateway, UNREGISTERED_PREFIX } from 'messaging-gateway-sdk/testing';
 import { createNodeMiddleware, qrToPng, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
-import { UNREGISTERED_PREFIX } from '../test/stand-in/deliveries.js';
-import { startStandIn } from '../test/stand-in/server.js';
 
 const env = process.env;
 const real = Boolean(env.GATEWAY_BASE_URL && env.GATEWAY_TOKEN);
 const say = (line: string) => console.log(line);
 
-// 1. The gateway: the real one, or the local stand-in.
-const standIn = real ? undefined : await startStandIn({ deliveries: { duplicateRate: 0.2 } });
-const client = standIn
-  ? new GatewayClient({ baseUrl: standIn.url, token: standIn.token })
-  : new GatewayClient();
-say(real ? `gateway: ${env.GATEWAY_BASE_URL}` : `gateway: local stand-in at ${standIn?.url}`);
+// 1. The gateway: the real one, or the fake one (which repeats a fifth of its deliveries, as the
+//    service may).
+const fake = real ? undefined : await createFakeGateway({ repeats: 0.2, stepMs: 25 });
+const client = fake ? new GatewayClient({ baseUrl: fake.url, token: fake.token }) : new GatewayClient();
+say(real ? `gateway: ${env.GATEWAY_BASE_URL}` : `gateway: local fake gateway at ${fake?.url}`);
 
 // 2. The webhook receiver, and the tracker that joins sends to their statuses.
 const hooks = new WebhookHandler({ secret: 'demo-secret' });
@@ -73,12 +71,12 @@ try {
   say('outcomes:');
   await Promise.all(results.map((result, i) => follow(recipients[i] as string, result)));
   say(
-    `done: ${paths.size} messages tracked${standIn ? `, ${standIn.deliverer.duplicated} duplicate deliveries ignored` : ''}`,
+    `done: ${paths.size} messages tracked${fake ? `, ${fake.deliveries.filter((d) => d.repeat).length} repeated deliveries ignored` : ''}`,
   );
 } finally {
   await hooks.drain();
   await new Promise((r) => receiver.close(r));
-  await standIn?.close();
+  await fake?.close();
 }
 
 function demoRecipients(): string[] {

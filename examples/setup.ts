@@ -1,13 +1,13 @@
 // Shared by the examples: a real gateway when GATEWAY_BASE_URL and GATEWAY_TOKEN are set,
-// otherwise the local stand-in gateway on 127.0.0.1 (development only, not in the package).
+// otherwise the package's fake gateway on 127.0.0.1 (messaging-gateway-sdk/testing).
 import { GatewayClient } from 'messaging-gateway-sdk';
-import { startStandIn } from '../test/stand-in/server.js';
+import { createFakeGateway } from 'messaging-gateway-sdk/testing';
 
 export interface Session {
   client: GatewayClient;
-  /** A channel to send through: GATEWAY_CHANNEL_ID, or one created on the stand-in. */
+  /** A channel to send through: GATEWAY_CHANNEL_ID, or one created on the fake gateway. */
   channelId: string;
-  /** True when talking to the local stand-in. */
+  /** True when talking to the local fake gateway. */
   local: boolean;
   close(): Promise<void>;
 }
@@ -22,9 +22,9 @@ export async function connect(): Promise<Session> {
       close: async () => {},
     };
   }
-  const standIn = await startStandIn();
-  const client = new GatewayClient({ baseUrl: standIn.url, token: standIn.token, apiKey: standIn.apiKey });
+  const gateway = await createFakeGateway();
+  const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, apiKey: gateway.apiKey });
   const [channel] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
-  console.log(`(no GATEWAY_BASE_URL/GATEWAY_TOKEN set: using the local stand-in at ${standIn.url})`);
-  return { client, channelId: channel?.channel_id ?? '', local: true, close: () => standIn.close() };
+  console.log(`(no GATEWAY_BASE_URL/GATEWAY_TOKEN set: using the local fake gateway at ${gateway.url})`);
+  return { client, channelId: channel?.channel_id ?? '', local: true, close: () => gateway.close() };
 }

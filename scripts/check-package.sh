@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the package as users get it: the packed tarball, not the source tree.
 # publint (package.json and files), attw (types under every resolution), then a real install of
-# the tarball in a scratch project that imports and requires both entries.
+# the tarball in a scratch project that imports and requires every entry and runs the bin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)

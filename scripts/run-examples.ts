@@ -1,12 +1,13 @@
-// `npm run examples`: runs every example in examples/ (against the local stand-in gateway unless
-// GATEWAY_BASE_URL and GATEWAY_TOKEN are set); exits non-zero if one fails.
+// `npm run examples`: runs every example script in examples/ (against the package's fake gateway
+// unless GATEWAY_BASE_URL and GATEWAY_TOKEN are set); exits non-zero if one fails. The vitest
+// files among them (`*.test.ts`) run with the tests instead (vitest.config.ts includes them).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
 const skip = new Set(['setup.ts']);
 const only = process.argv.slice(2);
 const files = readdirSync('examples')
-  .filter((f) => f.endsWith('.ts') && !skip.has(f))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !skip.has(f))
   .filter((f) => only.length === 0 || only.includes(f))
   .sort();
 let failed = 0;

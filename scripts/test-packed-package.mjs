@@ -1,7 +1,9 @@
 // Installs the packed tarball into a scratch project and uses it as a user would:
 // `import` and `require` of each entry, one copy of every class across entries, the /webhooks
-// entry loading no ky, and the /redis entry loading no Redis client (DESIGN.md, Entry points).
-import { execFileSync } from 'node:child_process';
+// entry loading no ky, the /redis entry loading no Redis client, /testing loading nothing but
+// node's modules and the package's own files, and the bin `messaging-gateway` run through npx
+// (DESIGN.md, Entry points).
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +55,32 @@ try {
     assert.equal(typeof client.messages.send, 'function');
     console.log('cjs: ok');
   `;
+  // The kit from both module systems: a fake gateway answering the client, a built delivery that
+  // the main entry's parseWebhook accepts.
+  const kit = (load) => `
+    ${load}
+    const gateway = await testing.createFakeGateway();
+    const client = new main.GatewayClient({ baseUrl: gateway.url, token: gateway.token });
+    const [channel] = await client.channels.create({ transport: 'telegram', credentials: { telegram_token: 't' } });
+    if (!gateway.channels.has(channel.channel_id)) throw new Error('the fake did not keep the channel');
+    const webhook = main.parseWebhook(testing.buildWebhook('message.add', { data: [{ text: 'hi' }] }));
+    if (webhook.data[0].text !== 'hi') throw new Error('buildWebhook');
+    await gateway.close();
+    console.log('testing kit: ok');
+  `;
+  const kitEsm = kit(
+    `import * as main from 'messaging-gateway-sdk'; import * as testing from 'messaging-gateway-sdk/testing';`,
+  );
+  const kitCjs = `(async () => { ${kit(`const main = require('messaging-gateway-sdk'); const testing = require('messaging-gateway-sdk/testing');`)} })();`;
+  // /testing must load nothing at import time beyond node's modules and the package itself.
+  const kitLoads = `
+    await import('messaging-gateway-sdk/testing');
+    const foreign = [...globalThis.__loaded].filter(
+      (u) => !u.startsWith('node:') && !u.endsWith('/kit-loads.mjs') && !u.includes('/node_modules/messaging-gateway-sdk/'),
+    );
+    console.log('testing entry loaded beyond node: and the package:', foreign.length ? foreign : 'nothing');
+    if (foreign.length) process.exit(1);
+  `;
   // The /webhooks entry must not load ky: check the module graph it actually loads.
   const noKy = `
     await import('messaging-gateway-sdk/webhooks');
@@ -78,18 +106,53 @@ try {
   writeFileSync(join(dir, 'hook.mjs'), hook);
   writeFileSync(join(dir, 'no-ky.mjs'), noKy);
   writeFileSync(join(dir, 'no-redis-client.mjs'), noRedisClient);
+  writeFileSync(join(dir, 'kit.mjs'), kitEsm);
+  writeFileSync(join(dir, 'kit.cjs'), kitCjs);
+  writeFileSync(join(dir, 'kit-loads.mjs'), kitLoads);
   for (const [file, args] of [
     ['esm.mjs', []],
     ['cjs.cjs', []],
     ['no-ky.mjs', ['--import', './hook.mjs']],
     ['no-redis-client.mjs', ['--import', './hook.mjs']],
+    ['kit.mjs', []],
+    ['kit.cjs', []],
+    ['kit-loads.mjs', ['--import', './hook.mjs']],
   ]) {
     execFileSync(process.execPath, [...args, file], { cwd: dir, stdio: 'inherit' });
   }
+  await checkBin(dir);
   const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/messaging-gateway-sdk/package.json'), 'utf8'));
   console.log(
-    `packed ${pkg.name}@${pkg.version}: import, require, /schemas, /webhooks without ky and /redis without a Redis client all pass`,
+    `packed ${pkg.name}@${pkg.version}: import, require, /schemas, /webhooks without ky, /redis without a Redis client, /testing and the bin all pass`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The bin as npm installs it: --help, decode of a built delivery, and fake-gateway answering. */
+async function checkBin(dir) {
+  const bin = join(dir, 'node_modules/.bin/messaging-gateway');
+  const help = execFileSync(bin, ['--help'], { cwd: dir, encoding: 'utf8' });
+  if (!help.startsWith('Usage: messaging-gateway')) throw new Error(`bin --help printed: ${help}`);
+  const body = execFileSync(bin, ['trigger', '--list'], { cwd: dir, encoding: 'utf8' });
+  if (!body.split('\n').includes('v3.createDeal')) throw new Error('bin trigger --list');
+  const sample = JSON.stringify({ test: true });
+  const decoded = execFileSync(bin, ['decode', '--json'], { cwd: dir, input: sample, encoding: 'utf8' });
+  if (JSON.parse(decoded).kind !== 'test') throw new Error(`bin decode printed: ${decoded}`);
+  const child = spawn(bin, ['fake-gateway', '--json', '--quiet'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const first = await new Promise((resolve, reject) => {
+      child.stdout.once('data', (chunk) => resolve(String(chunk).split('\n')[0]));
+      child.once('exit', (code) => reject(new Error(`fake-gateway exited ${code}`)));
+    });
+    const { url, token } = JSON.parse(first);
+    const res = await fetch(`${url}/v2/channels`, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status !== 200) throw new Error(`fake-gateway answered ${res.status}`);
+  } finally {
+    child.kill('SIGINT');
+  }
+  console.log('bin messaging-gateway: --help, trigger --list, decode and fake-gateway: ok');
 }

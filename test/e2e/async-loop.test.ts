@@ -1,13 +1,11 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { MessageFailedError } from '../../src/core/errors.js';
+import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import { WebhookHandler } from '../../src/webhooks/handler.js';
 import { qrToPng } from '../../src/webhooks/qr.js';
-import { UNREGISTERED_PREFIX } from '../stand-in/deliveries.js';
-import { type StandIn, startStandIn } from '../stand-in/server.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -15,21 +13,22 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
 });
 
-async function setUp(duplicateRate = 0.5) {
-  const standIn: StandIn = await startStandIn({ deliveries: { duplicateRate, stepMs: 5 } });
-  const hooks = new WebhookHandler({ allowUnauthenticated: true });
+async function setUp(repeats: boolean) {
+  const gateway: FakeGateway = await createFakeGateway({ repeats, stepMs: 5 });
+  const hooks = new WebhookHandler({ secret: 'loop-secret' });
   const receiver = await listen(createServer(createNodeMiddleware(hooks)));
-  closers.push(standIn.close, receiver.close);
-  const client = new GatewayClient({ baseUrl: standIn.url, token: standIn.token, apiKey: standIn.apiKey });
-  return { standIn, hooks, client, hookUrl: `${receiver.url}/hooks` };
+  closers.push(gateway.close, receiver.close);
+  const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, apiKey: gateway.apiKey });
+  return { gateway, hooks, client, hookUrl: `${receiver.url}/hooks?secret=loop-secret` };
 }
 
 const to = (chat_id: string) =>
   ({ channel_id: 'ch', recipient: { chat_type: 'whatsapp', chat_id }, text: 'hi' }) as const;
 
-describe('The asynchronous loop, end to end through the stand-in gateway', () => {
+// The failed path, v3 and injected failures are in testing-kit.test.ts, written as a user would.
+describe('The asynchronous loop, end to end through the fake gateway', () => {
   it('sends, receives message.add and every status once despite duplicate deliveries, and resolves waitFor', async () => {
-    const { standIn, hooks, client, hookUrl } = await setUp(1); // every delivery sent twice
+    const { gateway, hooks, client, hookUrl } = await setUp(true); // every delivery sent twice
     const tracker = new DeliveryTracker().attach(hooks);
     const statuses: string[] = [];
     const adds: string[] = [];
@@ -40,27 +39,18 @@ describe('The asynchronous loop, end to end through the stand-in gateway', () =>
     await expect(tracker.waitFor(request_id, { until: 'read', timeoutMs: 5000 })).resolves.toMatchObject({
       status: 'read',
     });
-    await standIn.deliverer.drain();
+    await gateway.drain();
     await hooks.drain();
     expect(adds).toEqual(['outbound']);
-    // Each status exactly once; their order may vary, as deliveries race (the tracker does not care).
-    expect([...statuses].sort()).toEqual(['accepted', 'delivered', 'read', 'sent']);
-    expect(standIn.deliverer.duplicated).toBe(5); // message.add and four statuses, each twice
-    expect(standIn.deliverer.sent).toBe(10);
-  });
-
-  it('ends a send to an unregistered whatsapp number in failed, bad_contact', async () => {
-    const { hooks, client, hookUrl } = await setUp(0);
-    const tracker = new DeliveryTracker().attach(hooks);
-    await client.webhooks.ensure(hookUrl, ['message.status_update']);
-    const { request_id } = await client.messages.send(to(`${UNREGISTERED_PREFIX}1234567`));
-    const error = await tracker.waitFor(request_id, { timeoutMs: 5000 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MessageFailedError);
-    expect(error).toMatchObject({ reason: 'bad_contact' });
+    // Each status exactly once, in order: the fake waits for each answer before the next step.
+    expect(statuses).toEqual(['accepted', 'sent', 'delivered', 'read']);
+    expect(gateway.deliveries.filter((d) => d.repeat)).toHaveLength(5); // message.add and four statuses
+    expect(gateway.deliveries).toHaveLength(10);
+    expect(gateway.deliveries.every((d) => d.status === 200)).toBe(true);
   });
 
   it('connects a channel: channel.create, a QR that is a real PNG, then active', async () => {
-    const { standIn, hooks, client, hookUrl } = await setUp(0);
+    const { gateway, hooks, client, hookUrl } = await setUp(false);
     const seen: string[] = [];
     let png: Uint8Array | undefined;
     hooks.on('webhook', (w) => void (w.api === 'v2' && seen.push(w.event)));
@@ -71,28 +61,10 @@ describe('The asynchronous loop, end to end through the stand-in gateway', () =>
     await client.webhooks.ensure(hookUrl, ['channel.create', 'channel.qr_update', 'channel.status_update']);
     const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
     await active;
-    await standIn.deliverer.drain(); // every delivery answered, whatever order they raced in
+    await gateway.drain(); // every delivery answered
     await hooks.drain();
     expect([...seen].sort()).toEqual(['channel.create', 'channel.qr_update', 'channel.status_update']);
     expect(png && png.byteLength > 100).toBe(true);
     await expect(client.channels.get(created?.channel_id ?? '')).resolves.toMatchObject({ status: 'active' });
-  });
-
-  it('v3 PATCH makes the test POST { test: true }, which WebhookHandler answers 200', async () => {
-    const { client, hooks, hookUrl } = await setUp(0);
-    let probed = false;
-    hooks.on('v3.test', () => {
-      probed = true;
-    });
-    const subscriptions = {
-      messagesAndStatuses: true,
-      contactsAndDealsCreation: false,
-      channelsUpdates: true,
-      templateStatus: false,
-    };
-    await client.v3.webhooks.update({ webhooksUri: hookUrl, subscriptions });
-    await hooks.drain();
-    expect(probed).toBe(true);
-    await expect(client.v3.webhooks.get()).resolves.toMatchObject({ webhooksUri: hookUrl, subscriptions });
   });
 });

@@ -7,7 +7,7 @@ import {
   InternalServerError,
   RateLimitError,
 } from '../../src/core/errors.js';
-import { type StandIn, startStandIn } from '../stand-in/server.js';
+import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { listen } from '../support/servers.js';
 
 const text = {
@@ -16,49 +16,50 @@ const text = {
   text: 'Hi',
 } as const;
 
-describe('GatewayClient over real HTTP (stand-in on 127.0.0.1)', () => {
-  let standIn: StandIn;
+describe('GatewayClient over real HTTP (the fake gateway on 127.0.0.1)', () => {
+  let gateway: FakeGateway;
   beforeAll(async () => {
-    standIn = await startStandIn({ rateLimit: { requests: 20, intervalMs: 1000 } });
+    gateway = await createFakeGateway({ rateLimit: { requests: 20, intervalMs: 1000 } });
   });
-  afterAll(() => standIn.close());
+  afterAll(() => gateway.close());
+  const rejected = () => gateway.requests.filter((r) => r.status === 429).length;
 
   const client = (options = {}) =>
     new GatewayClient({
-      baseUrl: standIn.url,
-      token: standIn.token,
-      apiKey: standIn.apiKey,
+      baseUrl: gateway.url,
+      token: gateway.token,
+      apiKey: gateway.apiKey,
       retryBackoff: { initialDelayMs: 5 },
       ...options,
     });
 
   it('keeps 70 concurrent calls under a 20-per-second limit: zero 429s', async () => {
-    const before = standIn.limiter.rejected;
+    const before = rejected();
     const c = client({ rateLimit: { requests: 20, intervalMs: 1000 }, maxRetries: 0 });
     const results = await Promise.all(Array.from({ length: 70 }, () => c.messages.send(text)));
     expect(results).toHaveLength(70);
-    expect(standIn.limiter.rejected - before).toBe(0);
+    expect(rejected() - before).toBe(0);
   });
 
   it('without its own limiter the same burst is answered 429 (the test can fail)', async () => {
-    await new Promise((r) => setTimeout(r, 1100)); // let the stand-in's window reset
-    const before = standIn.limiter.rejected;
+    await new Promise((r) => setTimeout(r, 1100)); // let the fake's window reset
+    const before = rejected();
     const c = client({ rateLimit: false, maxRetries: 0 });
     const results = await Promise.allSettled(Array.from({ length: 30 }, () => c.channels.list()));
     expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThan(0);
-    expect(standIn.limiter.rejected - before).toBeGreaterThan(0);
+    expect(rejected() - before).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 1100));
   });
 
   it('makes one request for a POST answered 500', async () => {
-    standIn.inject({ method: 'POST', path: '/v2/messages', status: 500, body: { error: 'internal' } });
-    const before = standIn.log.length;
+    gateway.failNext('POST', '/v2/messages', { status: 500, body: { error: 'internal' } });
+    const before = gateway.requests.length;
     await expect(client().messages.send(text)).rejects.toBeInstanceOf(InternalServerError);
-    expect(standIn.log.length - before).toBe(1);
+    expect(gateway.requests.length - before).toBe(1);
   });
 
   it('times out an attempt that gets no answer', async () => {
-    standIn.inject({ method: 'GET', path: '/v2/channels', status: 200, delayMs: 400, times: 1 });
+    gateway.failNext('GET', '/v2/channels', { status: 200, delayMs: 400 });
     const error = await client({ timeout: 50, maxRetries: 0 })
       .channels.list()
       .catch((e: unknown) => e);
@@ -89,9 +90,9 @@ describe('GatewayClient over real HTTP (stand-in on 127.0.0.1)', () => {
 });
 
 describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', () => {
-  let standIn: StandIn;
+  let standIn: FakeGateway;
   beforeAll(async () => {
-    standIn = await startStandIn({ rateLimit: { requests: 1000, intervalMs: 1000 } });
+    standIn = await createFakeGateway({ rateLimit: { requests: 1000, intervalMs: 1000 } });
   });
   afterAll(() => standIn.close());
 
@@ -119,7 +120,7 @@ describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', 
   });
 
   it('a 429 with Retry-After: 3600 fails its call fast and does not stop an unrelated call', async () => {
-    standIn.inject({ method: 'GET', path: '/v2/channels', status: 429, headers: { 'retry-after': '3600' } });
+    standIn.failNext('GET', '/v2/channels', { status: 429, headers: { 'retry-after': '3600' } });
     const c = new GatewayClient({
       baseUrl: standIn.url,
       token: standIn.token,
@@ -142,7 +143,7 @@ describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', 
         rateLimit: { requests: 1, intervalMs: 600_000, maxQueue: n },
       });
       await c.channels.list(); // takes the only slot for ten minutes
-      const before = standIn.log.length;
+      const before = standIn.requests.length;
       const controller = new AbortController();
       const calls = Array.from({ length: n }, () => c.channels.list({ signal: controller.signal }));
       await new Promise((r) => setImmediate(r));
@@ -154,7 +155,7 @@ describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', 
         results.every((r) => r.status === 'rejected' && (r.reason as Error).message === 'shutdown'),
       ).toBe(true);
       expect(c.pendingRequests).toBe(0);
-      expect(standIn.log.length - before).toBe(0);
+      expect(standIn.requests.length - before).toBe(0);
       return ms;
     };
     await abortAll(10_000); // warm-up

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-describe('examples/ run against the local stand-in gateway when no credentials are set', () => {
+describe('examples/ run against the fake gateway when no credentials are set', () => {
   it('npm run examples: every example exits 0, and at GATEWAY_LOG=debug no log line holds a secret, a text or a full phone', {
     timeout: 180_000,
   }, () => {
@@ -35,7 +35,7 @@ describe('examples/ run against the local stand-in gateway when no credentials a
       // Every example makes calls: at debug each attempt is a line.
       expect(lines.filter((l) => l.level === 'debug').length).toBeGreaterThan(20);
       const all = lines.map((l) => l.line).join('\n');
-      for (const secret of ['stand-in-token', 'stand-in-api-key', 'Bearer'])
+      for (const secret of ['fake-gateway-token', 'fake-gateway-api-key', 'Bearer'])
         expect(all).not.toContain(secret);
       for (const text of messageTexts()) expect(all, text).not.toContain(text);
       expect(all).not.toMatch(/(?<![\w\-…])\+?\d{7,}(?![\w-])/); // a full phone number

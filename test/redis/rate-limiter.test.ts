@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisRateLimiter } from '../../src/redis.js';
-import { type StandIn, startStandIn } from '../stand-in/server.js';
+import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { runSenders } from './fleet-processes.js';
@@ -120,13 +120,14 @@ describe.skipIf(skipRedis)('redisRateLimiter on a real redis-server', () => {
 });
 
 describe.skipIf(skipRedis)(
-  '3 processes sharing redisRateLimiter against the stand-in enforcing 20/1000 ms',
+  '3 processes sharing redisRateLimiter against the fake gateway enforcing 20/1000 ms',
   () => {
     let server: RedisServer;
-    let standIn: StandIn;
+    let standIn: FakeGateway;
+    const rejected = () => standIn.requests.filter((r) => r.status === 429).length;
     beforeAll(async () => {
       server = await startRedisServer();
-      standIn = await startStandIn({ rateLimit: { requests: 20, intervalMs: 1000 } });
+      standIn = await createFakeGateway({ rateLimit: { requests: 20, intervalMs: 1000 } });
     });
     afterAll(async () => {
       await standIn?.close();
@@ -147,20 +148,20 @@ describe.skipIf(skipRedis)(
     it('120 calls through one Redis limiter (ioredis and node-redis processes together): 0 answered 429', {
       timeout: 30_000,
     }, async () => {
-      await sleep(1100); // a fresh window of the stand-in
-      const before = standIn.limiter.rejected;
+      await sleep(1100); // a fresh window of the fake
+      const before = rejected();
       const { reports, ms } = await run('redis', 40);
       expect(reports.reduce((sum, r) => sum + r.ok, 0)).toBe(120);
-      expect(standIn.limiter.rejected - before).toBe(0);
+      expect(rejected() - before).toBe(0);
       expect(ms).toBeLessThan(9000); // ideal: 5 windows after the first, ~5 s
     });
 
     it('the same three processes with only their own limiters get 429s', { timeout: 30_000 }, async () => {
       await sleep(1100);
-      const before = standIn.limiter.rejected;
+      const before = rejected();
       const { reports } = await run('memory', 20);
       expect(reports.reduce((sum, r) => sum + r.rejected, 0)).toBeGreaterThan(0);
-      expect(standIn.limiter.rejected - before).toBeGreaterThan(0);
+      expect(rejected() - before).toBeGreaterThan(0);
     });
   },
 );

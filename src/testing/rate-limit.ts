@@ -13,6 +13,13 @@ export class FixedWindow {
     readonly intervalMs: number,
   ) {}
 
+  /** Starts a fresh window. */
+  reset(): void {
+    this.#windowStart = 0;
+    this.#count = 0;
+    this.rejected = 0;
+  }
+
   /** undefined when the request may pass, else the seconds until the counter resets. */
   take(now = Date.now()): number | undefined {
     if (now - this.#windowStart >= this.intervalMs) {

@@ -1,28 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** Reads a request body as JSON (undefined when empty); bounded to 1 MiB. */
+/** Largest request body the fake gateway reads (bytes). */
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/** Reads a request body as JSON (undefined when empty); bounded to 5 MiB. */
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > 1024 * 1024) throw new Error('body too large');
+    if (size > MAX_BODY_BYTES) throw new Error('body too large');
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   return text === '' ? undefined : JSON.parse(text);
 }
 
-/** Answers JSON. */
+/** Answers JSON; `undefined` answers an empty body. */
 export function json(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
-) {
-  const text = JSON.stringify(body);
+): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, {
-    'content-type': 'application/json',
+    ...(text && { 'content-type': 'application/json' }),
     'content-length': Buffer.byteLength(text),
     ...headers,
   });
@@ -30,18 +33,18 @@ export function json(
 }
 
 /** Answers the v2 success envelope (spec: Resources → Response envelope). */
-export function envelope(res: ServerResponse, data: unknown) {
+export function envelope(res: ServerResponse, data: unknown): void {
   json(res, 200, { data, meta: { timestamp: Math.floor(Date.now() / 1000) } });
 }
 
-/** Answers a spec error body: `error`, `description`, optional `data`. */
+/** Answers a spec error body: `error`, `description`, optional `data` (spec: Errors → Error body). */
 export function fail(
   res: ServerResponse,
   status: number,
   error: string,
   description: string,
   data?: unknown,
-) {
+): void {
   json(res, status, data === undefined ? { error, description } : { error, description, data });
 }
 

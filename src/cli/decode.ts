@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import type { Issue } from '../core/errors.js';
+import { safeParseWebhook, type Webhook } from '../webhooks/parse.js';
+import { EXIT, formatPath, type Io, readInput, UsageError } from './io.js';
+
+/** Each item of a decoded delivery, named by its path in the body. */
+function itemsOf(webhook: Webhook): [string, unknown][] {
+  const list = (key: string, values: readonly unknown[]): [string, unknown][] =>
+    values.map((value, i) => [`${key}[${i}]`, value]);
+  if (webhook.api === 'v2') return list('data', webhook.data);
+  switch (webhook.type) {
+    case 'messagesAndStatuses':
+      return [...list('messages', webhook.messages), ...list('statuses', webhook.statuses)];
+    case 'channelsUpdates':
+      return list('channelsUpdates', webhook.channelsUpdates);
+    case 'createContact':
+      return [['createContact', webhook.createContact]];
+    case 'createDeal':
+      return [['createDeal', webhook.createDeal]];
+    case 'templateStatus':
+      return [['templateStatus', webhook.templateStatus]];
+    case 'test':
+      return [];
+    case 'unknown':
+      return webhook.unknownKinds.map((kind) => [kind, webhook.body[kind]]);
+  }
+}
+
+/** `v2 message.add`, `v2 unknown event "x.y"`, `v3 messagesAndStatuses`. */
+function kindOf(webhook: Webhook): string {
+  if (webhook.api === 'v3') {
+    return webhook.type === 'unknown'
+      ? `v3 unknown kind ${webhook.unknownKinds.join(', ')}`
+      : `v3 ${webhook.type}`;
+  }
+  return webhook.event === 'unknown'
+    ? `v2 unknown event ${JSON.stringify(webhook.unknownEvent)}`
+    : `v2 ${webhook.event}`;
+}
+
+/** Items a lenient decoder set aside (`rejected`, when the decoder reports them). */
+function rejectedOf(webhook: Webhook): { index: number; issues: Issue[] }[] {
+  const rejected = (webhook as { rejected?: unknown }).rejected;
+  return Array.isArray(rejected) ? rejected : [];
+}
+
+/** `messaging-gateway decode [file] [--json]`. */
+export async function decode(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  const file = positionals[0];
+  const input = await readInput(file, io).catch((error: { code?: string }) => {
+    throw new UsageError(`cannot read ${file}: ${error.code ?? 'unreadable'}`);
+  });
+  const result = safeParseWebhook(input);
+  if (!result.success) {
+    const issues = result.error.issues;
+    if (values.json) io.out(JSON.stringify({ ok: false, issues }));
+    else {
+      io.out(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
+      for (const issue of issues) io.out(`  ${formatPath(issue.path)}: ${issue.message}`);
+    }
+    return EXIT.failed;
+  }
+  const webhook = result.data;
+  const items = itemsOf(webhook);
+  const rejected = rejectedOf(webhook);
+  if (values.json) {
+    const { api } = webhook;
+    const kind = api === 'v2' ? webhook.event : webhook.type;
+    const listed = items.map(([path, value]) => ({ path, value }));
+    io.out(JSON.stringify({ ok: true, api, kind, items: listed, rejected }));
+    return EXIT.ok;
+  }
+  io.out(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
+  for (const [path, item] of items) io.out(`${path}: ${JSON.stringify(item)}`);
+  for (const r of rejected) {
+    io.out(`rejected item ${r.index}:`);
+    for (const issue of r.issues) io.out(`  ${formatPath(issue.path)}: ${issue.message}`);
+  }
+  return EXIT.ok;
+}

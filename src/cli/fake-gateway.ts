@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util';
+import { createFakeGateway } from '../testing/fake-gateway.js';
+import { UNREGISTERED_PREFIX } from '../testing/payloads.js';
+import type { RecordedRequest } from '../testing/requests.js';
+import { EXIT, type Io, UsageError } from './io.js';
+
+/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json] [--quiet]`. */
+export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      token: { type: 'string' },
+      'api-key': { type: 'string' },
+      'crm-key': { type: 'string' },
+      repeats: { type: 'boolean' },
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean' },
+    },
+  });
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port takes 0..65535');
+  const log = values.json
+    ? ({ method, path, status }: RecordedRequest) => io.out(JSON.stringify({ method, path, status }))
+    : ({ method, path, status }: RecordedRequest) => io.out(`${method} ${path} → ${status}`);
+  const gateway = await createFakeGateway({
+    port,
+    ...(values.token && { token: values.token }),
+    ...(values['api-key'] && { apiKey: values['api-key'] }),
+    ...(values['crm-key'] && { crmKey: values['crm-key'] }),
+    repeats: values.repeats ?? false,
+    ...(!values.quiet && { onRequest: log }),
+  });
+  const { url, token, apiKey } = gateway;
+  if (values.json) io.out(JSON.stringify({ url, token, apiKey }));
+  else {
+    io.out(`fake gateway on ${url} (API v2 and v3)`);
+    io.out(`  GATEWAY_BASE_URL=${url}`);
+    io.out(`  GATEWAY_TOKEN=${token}`);
+    io.out(`  GATEWAY_API_KEY=${apiKey}`);
+    io.out(`sends to numbers starting with ${UNREGISTERED_PREFIX} fail with bad_contact; Ctrl-C stops it`);
+  }
+  await stopped;
+  await gateway.close();
+  return EXIT.ok;
+}

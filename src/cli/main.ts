@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// The bin `messaging-gateway`: fake-gateway, trigger, decode. It loads nothing beyond the package
+// and node's own modules.
+import { decode } from './decode.js';
+import { fakeGateway } from './fake-gateway.js';
+import { HELP } from './help.js';
+import { EXIT, type Io, processIo, UsageError } from './io.js';
+import { trigger } from './trigger.js';
+
+/** Resolves on Ctrl-C or a termination signal. */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+  });
+}
+
+/** Runs one command line; resolves to the exit code. */
+async function main(argv: string[], io: Io): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.out(HELP.main);
+    return command === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (!(command in HELP) || command === 'main') {
+    io.err(`unknown command "${command}"\n\n${HELP.main}`);
+    return EXIT.usage;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(HELP[command as keyof typeof HELP]);
+    return EXIT.ok;
+  }
+  try {
+    if (command === 'decode') return await decode(args, io);
+    if (command === 'trigger') return await trigger(args, io);
+    return await fakeGateway(args, io, stopSignal());
+  } catch (error) {
+    const usage =
+      error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
+    io.err(`${command}: ${(error as Error).message}`);
+    if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
+    return usage ? EXIT.usage : EXIT.failed;
+  }
+}
+
+// No top-level await: the bin also builds to CommonJS.
+void main(process.argv.slice(2), processIo).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,199 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveries.js';
+import { fail } from './http-utils.js';
+import { channelLife, messageLife } from './lifecycles.js';
+import { FixedWindow } from './rate-limit.js';
+import { type FailAnswer, type RecordedRequest, RequestGate } from './requests.js';
+import { routeV2, type V2Effects } from './routes-v2.js';
+import { routeV3 } from './routes-v3.js';
+import { type FakeGatewaySimulate, simulator } from './simulate.js';
+import {
+  type FakeChannel,
+  type FakeMessage,
+  FakeState,
+  type FakeSubscription,
+  type FakeV3Settings,
+} from './state.js';
+
+/** Options of {@link createFakeGateway}. */
+export interface FakeGatewayOptions extends DeliveryOptions {
+  /** The v2 `client_access_token` it accepts. @default 'fake-gateway-token' */
+  token?: string;
+  /** The v3 API key it accepts. @default 'fake-gateway-api-key' */
+  apiKey?: string;
+  /** The port on 127.0.0.1. @default 0 (a free port) */
+  port?: number;
+  /**
+   * Requests over this limit are answered 429 with `Retry-After` (a fixed window, reset every
+   * `intervalMs`, as the spec states it); `false` turns it off. @default { requests: 500, intervalMs: 5000 }
+   */
+  rateLimit?: { requests: number; intervalMs: number } | false;
+  /**
+   * After a send, deliver message.add and then the statuses accepted → sent → delivered → read
+   * (or → failed, bad_contact, for a number starting with `000`). `false` delivers only message.add:
+   * the test drives statuses with `simulate.status`. @default true
+   */
+  autoStatuses?: boolean;
+  /** How many requests, deliveries, messages and channels it keeps, dropping the oldest. @default 10000 */
+  maxRecords?: number;
+  /** Called with each request once it has been answered (e.g. to log it). */
+  onRequest?: (request: RecordedRequest) => void;
+}
+
+/** A running fake gateway: API v2 and v3 of the service on 127.0.0.1, with state. */
+export interface FakeGateway {
+  /** The base address of API v2 and v3, e.g. `http://127.0.0.1:54321`. */
+  readonly url: string;
+  /** The v2 token it accepts. */
+  readonly token: string;
+  /** The v3 API key it accepts. */
+  readonly apiKey: string;
+  /** Every request received, oldest first (bounded by `maxRecords`). */
+  readonly requests: readonly RecordedRequest[];
+  /** Every webhook delivery made, oldest first (bounded by `maxRecords`). */
+  readonly deliveries: readonly DeliveryRecord[];
+  /** The channels it holds, by id. */
+  readonly channels: ReadonlyMap<string, FakeChannel>;
+  /** The messages it accepted, by message_id. */
+  readonly messages: ReadonlyMap<string, FakeMessage>;
+  /** The v2 webhook subscriptions, by id. */
+  readonly subscriptions: ReadonlyMap<string, FakeSubscription>;
+  /** The v3 webhook address and switches. */
+  readonly v3Settings: FakeV3Settings;
+  /** Repeated deliveries: see {@link DeliveryOptions.repeats}; may be changed at any time. */
+  repeats: boolean | number;
+  /** Makes the fake deliver events as the service would. */
+  readonly simulate: FakeGatewaySimulate;
+  /**
+   * The next request of `method` to `path` (no query, e.g. `/v2/messages`) gets `answer` instead
+   * of its own, before any check of its token.
+   */
+  failNext(method: string, path: string, answer: FailAnswer): void;
+  /** Resolves when every delivery and message or channel life started so far has finished. */
+  drain(): Promise<void>;
+  /** Forgets all state, records and queued failures, and stops lives in progress; keeps running. */
+  reset(): void;
+  /** Stops the server, abandons deliveries in flight, and closes every connection. */
+  close(): Promise<void>;
+}
+
+function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, options: FakeGatewayOptions) {
+  const token = options.token ?? 'fake-gateway-token';
+  const apiKey = options.apiKey ?? 'fake-gateway-api-key';
+  const autoStatuses = options.autoStatuses ?? true;
+  const effects: V2Effects = {
+    messageSent: (m) => void deliverer.track(messageLife(deliverer, m, autoStatuses)),
+    channelCreated: (c) => void deliverer.track(channelLife(deliverer, state, c)),
+    channelDeleted: (id) => void deliverer.v2('channel.delete', [{ channel_id: id, timestamp: Date.now() }]),
+  };
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://fake-gateway');
+    const { record, pending } = await gate.admit(req, res, url);
+    if (!pending) return;
+    const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const version = segments.shift();
+    // spec: Authentication — v2 takes the token, v3 the API key; a missing or wrong one gives 401
+    if (req.headers.authorization !== `Bearer ${version === 'v3' ? apiKey : token}`) {
+      return fail(res, 401, 'unauthorized', 'API key missing or wrong');
+    }
+    const route = { method: record.method, segments, query: url.searchParams, body: record.body };
+    const handled =
+      version === 'v2'
+        ? routeV2(route, res, state, effects)
+        : version === 'v3' && (await routeV3(route, res, state, deliverer));
+    if (!handled) fail(res, 404, 'not_found', `no route ${record.method} ${url.pathname}`);
+  };
+  return { token, apiKey, handle };
+}
+
+/**
+ * Starts a fake of the messaging gateway on 127.0.0.1 for tests: real HTTP, API v2 and v3 as the
+ * service documents them (envelope, 401 on a wrong token or key, 429 over its rate limit, the v3
+ * test POST), channels and subscriptions kept, and webhooks delivered to the subscribed addresses.
+ * @example
+ * ```ts
+ * const gateway = await createFakeGateway();
+ * const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, apiKey: gateway.apiKey });
+ * await client.webhooks.subscribe([{ url: `${receiverUrl}?secret=s`, event: 'message.status_update' }]);
+ * const { request_id } = await client.messages.send({ ... }); // statuses are delivered to the receiver
+ * await gateway.close();
+ * ```
+ */
+export async function createFakeGateway(options: FakeGatewayOptions = {}): Promise<FakeGateway> {
+  const maxRecords = options.maxRecords ?? 10_000;
+  const state = new FakeState(maxRecords);
+  const deliverer = new Deliverer(state, options);
+  const limit = options.rateLimit ?? { requests: 500, intervalMs: 5000 };
+  const limiter = limit ? new FixedWindow(limit.requests, limit.intervalMs) : undefined;
+  const gate = new RequestGate(limiter, maxRecords, options.onRequest);
+  const { token, apiKey, handle } = router(state, deliverer, gate, options);
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) fail(res, 500, 'internal', 'the fake gateway failed');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const parts = { state, deliverer, gate, limiter, server };
+  const base = { url: `http://127.0.0.1:${port}`, token, apiKey, ...controls(parts) };
+  // Descriptors, not a spread: a spread would read the getters once and drop the setter.
+  return Object.defineProperties(base, Object.getOwnPropertyDescriptors(views(parts))) as FakeGateway;
+}
+
+interface Parts {
+  state: FakeState;
+  deliverer: Deliverer;
+  gate: RequestGate;
+  limiter: FixedWindow | undefined;
+  server: Server;
+}
+
+/** What a test reads: records and state, live. */
+function views({ state, deliverer, gate }: Parts) {
+  return {
+    requests: gate.records,
+    deliveries: deliverer.records,
+    channels: state.channels,
+    messages: state.messages,
+    subscriptions: state.subscriptions,
+    get v3Settings() {
+      return state.v3Settings;
+    },
+    get repeats() {
+      return deliverer.repeats;
+    },
+    set repeats(value: boolean | number) {
+      deliverer.repeats = value;
+    },
+  };
+}
+
+/** What a test does to the fake. */
+function controls({ state, deliverer, gate, limiter, server }: Parts) {
+  return {
+    simulate: simulator(state, deliverer),
+    failNext(method: string, path: string, answer: FailAnswer) {
+      gate.failures.push({ times: 1, ...answer, method: method.toUpperCase(), path });
+    },
+    drain: () => deliverer.drain(),
+    reset() {
+      state.reset();
+      deliverer.reset();
+      gate.records.length = 0;
+      gate.failures.length = 0;
+      limiter?.reset();
+    },
+    async close() {
+      deliverer.stop();
+      await deliverer.drain();
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+}

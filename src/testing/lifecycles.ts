@@ -1,0 +1,71 @@
+import type { Deliverer, DeliveryRecord } from './deliveries.js';
+import { isUnregistered, outboundAdd, statusItems, v3Echo } from './payloads.js';
+import { qrLikePng } from './png.js';
+import type { FakeChannel, FakeMessage, FakeState } from './state.js';
+
+/** Transports that connect with a QR code (spec: create → follow-up by transport). */
+const QR_TRANSPORTS = new Set(['whatsapp', 'tgapi', 'viber', 'max']);
+
+/** A v2 delivery and its v3 twin, made together. */
+async function both(
+  d: Deliverer,
+  event: string,
+  v2: unknown,
+  v3?: Record<string, unknown>,
+): Promise<DeliveryRecord[]> {
+  const made = await Promise.all([d.v2(event, [v2]), v3 ? d.send(v3) : []]);
+  return made.flat();
+}
+
+/** Delivers one status of a message (v2 message.status_update, v3 statuses) and remembers it. */
+export function deliverStatus(
+  d: Deliverer,
+  m: FakeMessage,
+  status: string,
+  reason: string | null,
+): Promise<DeliveryRecord[]> {
+  m.status = status;
+  const items = statusItems(m, status, reason);
+  return both(d, 'message.status_update', items.v2, items.v3 && { statuses: [items.v3] });
+}
+
+/**
+ * The life of an accepted send: message.add, then accepted → sent → delivered → read, or
+ * accepted → failed (bad_contact) for an unregistered number. Each delivery is answered before
+ * the next step, so a receiver sees them in order.
+ */
+export async function messageLife(d: Deliverer, m: FakeMessage, autoStatuses: boolean): Promise<void> {
+  const epoch = d.epoch;
+  await both(d, 'message.add', outboundAdd(m), { messages: [v3Echo(m)] });
+  if (!autoStatuses) return;
+  const path = isUnregistered(m) ? ['accepted', 'failed'] : ['accepted', 'sent', 'delivered', 'read'];
+  for (const status of path) {
+    if (!(await d.step(epoch))) return;
+    await deliverStatus(d, m, status, status === 'failed' ? 'bad_contact' : null);
+  }
+}
+
+/** The life of a new channel: channel.create, a QR for QR transports, then active. */
+export async function channelLife(d: Deliverer, state: FakeState, channel: FakeChannel): Promise<void> {
+  const epoch = d.epoch;
+  const { channel_id, transport } = channel;
+  await d.v2('channel.create', [{ channel_id, timestamp: Date.now() }]);
+  if (QR_TRANSPORTS.has(transport)) {
+    if (!(await d.step(epoch))) return;
+    const png = qrLikePng(channel_id).toString('base64');
+    const platform = transport === 'tgapi' ? 'telegram_api' : transport;
+    const qr = { channel_id, qr_code: `data:image/png;base64,${png}`, platform };
+    const v3 = { channelId: channel_id, state: 'qr', qr: png, timestamp: Date.now() };
+    await both(d, 'channel.qr_update', qr, { channelsUpdates: [v3] });
+  }
+  if (!(await d.step(epoch))) return; // the client scans the code, or opens the wapi link
+  if (!state.channels.has(channel_id)) return;
+  Object.assign(channel, { status: 'active', reason: null, state: 'active' });
+  const v3 = { channelId: channel_id, state: 'active', timestamp: Date.now() };
+  await both(
+    d,
+    'channel.status_update',
+    { channel_id, status: 'active', reason: null },
+    { channelsUpdates: [v3] },
+  );
+}

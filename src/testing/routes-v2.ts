@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { asObject, envelope, fail } from './http-utils.js';
+import type { FakeChannel, FakeMessage, FakeState } from './state.js';
+
+/** One parsed request, as the routes see it. */
+export interface RouteRequest {
+  method: string;
+  segments: string[];
+  query: URLSearchParams;
+  body: unknown;
+}
+
+/** What happens after a change: webhook deliveries, by default. */
+export interface V2Effects {
+  messageSent(message: FakeMessage): void;
+  channelCreated(channel: FakeChannel): void;
+  channelDeleted(channelId: string): void;
+}
+
+/** Everything a route needs. */
+export interface RouteContext {
+  req: RouteRequest;
+  res: ServerResponse;
+  state: FakeState;
+  effects: V2Effects;
+  body: Record<string, unknown>;
+}
+
+const CONTENT = ['text', 'attachment', 'template'];
+// spec: POST /v2/channels — written here again on purpose: the fake shares no rule with the SDK.
+const TRANSPORTS = [
+  'telegram',
+  'tgapi',
+  'vk',
+  'wapi',
+  'whatsapp',
+  'instAPI',
+  'viber',
+  'avito',
+  'max',
+  'maxbot',
+];
+
+/**
+ * API v2: messages, channels, webhook subscriptions (spec: Endpoints). The fake checks only what
+ * the service itself is documented to refuse; it shares no rule with the SDK's own validation, so
+ * a gap in the SDK shows up as a difference.
+ */
+export function routeV2(
+  req: RouteRequest,
+  res: ServerResponse,
+  state: FakeState,
+  effects: V2Effects,
+): boolean {
+  const ctx: RouteContext = { req, res, state, effects, body: asObject(req.body) ?? {} };
+  const [area, id] = req.segments;
+  if (area === 'messages') return messages(ctx, id);
+  if (area === 'channels') return id === undefined ? channelList(ctx) : channel(ctx, id);
+  if (area === 'webhooks' && id === undefined) return webhooks(ctx);
+  return false;
+}
+
+function send({ res, state, effects, body }: RouteContext): true {
+  if (CONTENT.filter((k) => body[k] !== undefined).length > 1) {
+    fail(res, 400, 'bad_request', 'Cannot provide more that one of text, attachment or template');
+    return true;
+  }
+  const recipient = asObject(body.recipient);
+  if (typeof body.channel_id !== 'string' || !recipient || typeof recipient.chat_type !== 'string') {
+    fail(res, 400, 'bad_request', 'channel_id and recipient.chat_type are required');
+    return true;
+  }
+  const chatId = String(recipient.chat_id ?? recipient.phone ?? recipient.username ?? randomUUID());
+  const message: FakeMessage = {
+    request_id: randomUUID(),
+    message_id: randomUUID(),
+    chat_id: chatId,
+    channel_id: body.channel_id,
+    status: 'accepted',
+    body,
+  };
+  state.addMessage(message);
+  envelope(res, { request_id: message.request_id, chat_id: chatId });
+  effects.messageSent(message);
+  return true;
+}
+
+function messages(ctx: RouteContext, id: string | undefined): boolean {
+  const { req, res, state, body } = ctx;
+  if (req.method === 'POST' && id === undefined) return send(ctx);
+  if (req.method === 'POST' && id === 'messages_dump') {
+    envelope(res, { task_id: randomUUID() });
+    return true;
+  }
+  if ((req.method !== 'PATCH' && req.method !== 'DELETE') || id === undefined) return false;
+  const stored = state.messages.get(id);
+  if (!stored) fail(res, 404, 'not_found', 'message not found');
+  else if (req.method === 'PATCH' && body.text === undefined && body.attachment === undefined) {
+    fail(res, 400, 'bad_request', 'text or attachment is required');
+  } else {
+    if (req.method === 'DELETE') state.messages.delete(id);
+    envelope(res, { message_id: id, chat_id: stored.chat_id });
+  }
+  return true;
+}
+
+function channelList({ req, res, state, effects, body }: RouteContext): boolean {
+  if (req.method === 'GET') {
+    envelope(res, [...state.channels.values()]);
+    return true;
+  }
+  if (req.method !== 'POST') return false;
+  if (
+    typeof body.transport !== 'string' ||
+    !TRANSPORTS.includes(body.transport) ||
+    !asObject(body.credentials)
+  ) {
+    fail(res, 400, 'bad_request', 'transport and credentials are required');
+    return true;
+  }
+  const created = state.addChannel(body.transport);
+  const { channel_id, transport, url } = created;
+  envelope(res, [{ channel_id, transport, ...(url && { url }) }]);
+  effects.channelCreated(created);
+  return true;
+}
+
+function channel({ req, res, state, effects, body }: RouteContext, id: string): boolean {
+  const [, , action, sub] = req.segments;
+  const found = state.channels.get(id);
+  if (!found) {
+    fail(res, 404, 'not_found', 'channel not found');
+    return true;
+  }
+  if (action === undefined && req.method === 'GET') envelope(res, [found]);
+  else if (action === undefined && req.method === 'DELETE') {
+    state.channels.delete(id);
+    envelope(res, null);
+    effects.channelDeleted(id);
+  } else if (action === 'auth' && sub === '2fa' && req.method === 'POST') {
+    Object.assign(found, { status: 'active', reason: null, state: 'active' });
+    envelope(res, null);
+  } else if (action === 'reinit' && req.method === 'POST') {
+    const { channel_id, transport, state: s, phone, messenger_id, name } = found;
+    envelope(res, [{ channel_id, transport, state: s, phone, messenger_id, name, tariff: 'standard' }]);
+  } else if (action === 'pairing-code' && req.method === 'POST') {
+    envelope(res, [{ pairing_code: 'K7WQ2M9X', pairing_phone: body.pairing_phone ?? found.phone }]);
+  } else return false;
+  return true;
+}
+
+function webhooks({ req, res, state, body }: RouteContext): boolean {
+  const items = (Array.isArray(body.data) ? body.data : []).map((i) => asObject(i) ?? {});
+  const subscription = (i: Record<string, unknown>) => ({
+    id: String(i.id ?? randomUUID()),
+    url: String(i.url),
+    event: String(i.event),
+  });
+  if (req.method === 'GET') envelope(res, [...state.subscriptions.values()]);
+  else if (req.method === 'POST' || req.method === 'PATCH') {
+    if (items.some((i) => typeof i.url !== 'string' || typeof i.event !== 'string')) {
+      fail(res, 400, 'bad_request', 'every item needs url and event');
+      return true;
+    }
+    const missing = req.method === 'PATCH' && items.find((i) => !state.subscriptions.has(String(i.id)));
+    if (missing) {
+      fail(res, 404, 'not_found', 'subscription not found');
+      return true;
+    }
+    const changed = items.map((i) => subscription(req.method === 'POST' ? { ...i, id: undefined } : i));
+    for (const s of changed) state.subscriptions.set(s.id, s);
+    envelope(res, changed);
+  } else if (req.method === 'DELETE') {
+    for (const i of items) state.subscriptions.delete(String(i.id));
+    envelope(res, null);
+  } else return false;
+  return true;
+}

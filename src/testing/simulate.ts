@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { MESSAGE_STATUSES } from '../schemas/events-v2.js';
+import type { Lenient } from '../schemas/lenient.js';
+import type { Deliverer, DeliveryRecord } from './deliveries.js';
+import { deliverStatus } from './lifecycles.js';
+import { type InboundMessage, inboundItems } from './payloads.js';
+import type { FakeState } from './state.js';
+
+/** Events the fake gateway can be told to deliver, as the service would. */
+export interface FakeGatewaySimulate {
+  /**
+   * A message from a contact: a v2 message.add (direction inbound) to the subscribers of
+   * message.add, and a v3 `messages` delivery when the v3 switch is on.
+   * @returns the deliveries made, once each was answered
+   */
+  inbound(message: InboundMessage): Promise<DeliveryRecord[]>;
+  /**
+   * A status of a message sent through the fake: a v2 message.status_update (and a v3 `statuses`
+   * delivery when the v3 switch is on). Rejects when no send returned `requestId`.
+   * @param reason for `failed`; @default 'unknown_error' for failed, else null
+   */
+  status(
+    requestId: string,
+    status: Lenient<(typeof MESSAGE_STATUSES)[number]>,
+    reason?: string | null,
+  ): Promise<DeliveryRecord[]>;
+  /**
+   * Any delivery body, e.g. one from `buildWebhook`: a v2 body goes to the subscribers of its
+   * `event`, a v3 body to the v3 address when its switch is on.
+   */
+  deliver(body: object): Promise<DeliveryRecord[]>;
+}
+
+/** The `simulate` part of a fake gateway. */
+export function simulator(state: FakeState, deliverer: Deliverer): FakeGatewaySimulate {
+  return {
+    async inbound(message) {
+      const items = inboundItems({ ...message, message_id: message.message_id ?? randomUUID() });
+      const made = await Promise.all([
+        deliverer.v2('message.add', [items.v2]),
+        deliverer.send({ messages: [items.v3] }),
+      ]);
+      return made.flat();
+    },
+    async status(requestId, status, reason) {
+      const message = state.messageByRequest(requestId);
+      if (!message) throw new Error(`simulate.status: no message sent through this fake has that request_id`);
+      const why = reason !== undefined ? reason : status === 'failed' ? 'unknown_error' : null;
+      return deliverStatus(deliverer, message, status, why);
+    },
+    async deliver(body) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new TypeError('simulate.deliver: the body must be an object');
+      }
+      return deliverer.send(body as Record<string, unknown>);
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+
+/** A channel the fake gateway holds, with the fields of the spec's Channel resource. */
+export interface FakeChannel {
+  channel_id: string;
+  transport: string;
+  /** Deprecated by the spec; kept in step with `status`. */
+  state: string;
+  status: 'active' | 'init' | 'disabled';
+  reason: string | null;
+  phone: string;
+  username: string;
+  messenger_id: string;
+  name: string;
+  tier: string | null;
+  url?: string;
+}
+
+/** A message the fake gateway accepted; `body` is the send request as it came. */
+export interface FakeMessage {
+  message_id: string;
+  request_id: string;
+  chat_id: string;
+  channel_id: string;
+  /** The last status it reached. */
+  status: string;
+  body: Record<string, unknown>;
+}
+
+/** A v2 webhook subscription. */
+export interface FakeSubscription {
+  id: string;
+  url: string;
+  event: string;
+}
+
+/** The v3 switches (spec: Webhook subscription settings (API v3)). */
+export interface FakeV3Settings {
+  webhooksUri: string | null;
+  subscriptions: {
+    messagesAndStatuses: boolean;
+    contactsAndDealsCreation: boolean;
+    channelsUpdates: boolean;
+    templateStatus: boolean;
+  };
+}
+
+const initialV3 = (): FakeV3Settings => ({
+  webhooksUri: null,
+  subscriptions: {
+    messagesAndStatuses: false,
+    contactsAndDealsCreation: false,
+    channelsUpdates: false,
+    templateStatus: false,
+  },
+});
+
+/** Sets `key` in `map`, dropping the oldest entries past `max`. */
+export function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value as K);
+}
+
+/** Everything the fake gateway remembers between requests. */
+export class FakeState {
+  readonly channels = new Map<string, FakeChannel>();
+  readonly messages = new Map<string, FakeMessage>();
+  readonly subscriptions = new Map<string, FakeSubscription>();
+  v3Settings: FakeV3Settings = initialV3();
+
+  constructor(readonly maxRecords: number) {}
+
+  /** Forgets everything. */
+  reset(): void {
+    this.channels.clear();
+    this.messages.clear();
+    this.subscriptions.clear();
+    this.v3Settings = initialV3();
+  }
+
+  /** A new channel in `init`, waiting for its QR (or active at once for bot tokens). */
+  addChannel(transport: string): FakeChannel {
+    const bot = transport === 'telegram' || transport === 'maxbot';
+    const channel: FakeChannel = {
+      channel_id: randomUUID(),
+      transport,
+      state: 'init',
+      status: 'init',
+      reason: bot || transport === 'wapi' ? null : 'qr',
+      phone: '',
+      username: '',
+      messenger_id: '',
+      name: `${transport} channel`,
+      tier: transport === 'wapi' ? 'TIER_0' : null,
+      ...(transport === 'wapi' && { url: 'https://business.example/connect' }),
+    };
+    setBounded(this.channels, channel.channel_id, channel, this.maxRecords);
+    return channel;
+  }
+
+  /** Stores an accepted message. */
+  addMessage(message: FakeMessage): void {
+    setBounded(this.messages, message.message_id, message, this.maxRecords);
+  }
+
+  /** The message a send's `request_id` named, if the fake still holds it. */
+  messageByRequest(requestId: string): FakeMessage | undefined {
+    for (const message of this.messages.values()) if (message.request_id === requestId) return message;
+    return undefined;
+  }
+}
