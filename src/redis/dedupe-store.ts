@@ -64,7 +64,7 @@ export class RedisDedupeStore implements DedupeStore {
     if (reply[0] === 'claimed') {
       if (this.#held.size >= this.maxHeld) this.#held.delete(this.#held.keys().next().value as string);
       this.#held.set(key, token);
-      return { state: 'claimed' };
+      return { state: 'claimed', token };
     }
     if (reply[0] === 'processing') return { state: 'processing' };
     if (!reply[1]) return { state: 'done' };
@@ -76,16 +76,16 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   /** Marks `key` done for `ttlMs`, with the reply (JSON-serialisable) that a repeat gets. */
-  async complete(key: string, ttlMs: number, reply?: unknown): Promise<void> {
+  async complete(key: string, ttlMs: number, reply?: unknown, _token?: string): Promise<void> {
     const value = reply === undefined ? 'd' : `d${JSON.stringify(reply)}`;
     this.#held.delete(key);
     await this.#redis.command('SET', ['SET', this.prefix + key, value, 'PX', Math.ceil(ttlMs)]);
   }
 
-  /** Forgets `key`: this process's own claim only, or the key whatever it holds when this process has no claim on it. */
-  async release(key: string): Promise<void> {
-    const token = this.#held.get(key);
-    this.#held.delete(key);
+  /** Forgets `key` while it holds the claim named by `claimToken` (or this process's own claim); with neither, whatever it holds. */
+  async release(key: string, claimToken?: string): Promise<void> {
+    const token = claimToken ?? this.#held.get(key);
+    if (claimToken === undefined || this.#held.get(key) === claimToken) this.#held.delete(key);
     if (token === undefined) await this.#redis.command('DEL', ['DEL', this.prefix + key]);
     else await this.#redis.eval(releaseScript, [this.prefix + key], [token]);
   }

@@ -19,7 +19,8 @@ function parseText(text: string): ReadBody {
     // The engine's message quotes the body; only its position is kept (no value of a delivery).
     const at = /position (\d+)/.exec((cause as Error).message)?.[1];
     const message = at === undefined ? 'the body is not JSON' : `the body is not JSON (at character ${at})`;
-    return { ok: false, error: new WebhookParseError([{ path: [], message }], text, { cause }) };
+    // No `cause`: the engine's error quotes the body, and loggers print causes.
+    return { ok: false, error: new WebhookParseError([{ path: [], message }], text) };
   }
 }
 

@@ -1,10 +1,14 @@
 /**
  * What a {@link DedupeStore} says of a key when a delivery claims it.
- * - `claimed`: nobody holds it; the caller holds it now, for the lease, and goes ahead.
+ * - `claimed`: nobody holds it; the caller holds it now, for the lease, and goes ahead. A store may
+ *   name the claim with a `token`, which the handler gives back to `complete` and `release`.
  * - `processing`: another delivery with this key is being processed (its lease is alive).
  * - `done`: processed already; `reply` is the CRM reply stored with it, if there was one.
  */
-export type ClaimResult = { state: 'claimed' } | { state: 'processing' } | { state: 'done'; reply?: unknown };
+export type ClaimResult =
+  | { state: 'claimed'; token?: string }
+  | { state: 'processing' }
+  | { state: 'done'; reply?: unknown };
 
 /**
  * Where the handler keeps idempotency keys, in three states: claimed for a lease, done
@@ -18,9 +22,13 @@ export interface DedupeStore {
   /** Atomically claims `key` for `leaseMs` unless it is held or done; says which. */
   claim(key: string, leaseMs: number): ClaimResult | Promise<ClaimResult>;
   /** Marks `key` done for `ttlMs`, remembering the CRM reply a repeat of it must get. */
-  complete(key: string, ttlMs: number, reply?: unknown): void | Promise<void>;
-  /** Forgets `key`, so the service's next attempt of a failed delivery is processed. */
-  release(key: string): void | Promise<void>;
+  complete(key: string, ttlMs: number, reply?: unknown, token?: string): void | Promise<void>;
+  /**
+   * Forgets `key`, so the service's next attempt of a failed delivery is processed. With the
+   * `token` of a claim, only while that claim still holds the key: a holder whose lease ran out
+   * never frees the claim of the attempt that took over.
+   */
+  release(key: string, token?: string): void | Promise<void>;
 }
 
 /** Options of the built-in in-memory store. */
@@ -33,6 +41,7 @@ export interface MemoryDedupeOptions {
 
 interface Entry {
   key: string;
+  token: string;
   done: boolean;
   expires: number;
   reply: unknown;
@@ -54,6 +63,7 @@ export class MemoryDedupeStore implements DedupeStore {
   #head = 0;
   #count = 0;
   readonly #now: () => number;
+  #claims = 0;
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
     this.maxKeys = Math.max(1, Math.floor(options.maxKeys ?? 10_000));
@@ -74,12 +84,13 @@ export class MemoryDedupeStore implements DedupeStore {
       return held.done ? { state: 'done', reply: held.reply } : { state: 'processing' };
     }
     if (held) this.#entries.delete(key);
-    const entry: Entry = { key, done: false, expires: now + this.#cap(leaseMs), reply: undefined };
+    const token = String(++this.#claims);
+    const entry: Entry = { key, token, done: false, expires: now + this.#cap(leaseMs), reply: undefined };
     if (this.#count === this.maxKeys) this.#dropOldest();
     this.#ring[(this.#head + this.#count) % this.maxKeys] = entry;
     this.#count++;
     this.#entries.set(key, entry);
-    return { state: 'claimed' };
+    return { state: 'claimed', token };
   }
 
   complete(key: string, ttlMs: number, reply?: unknown): void {
@@ -90,7 +101,9 @@ export class MemoryDedupeStore implements DedupeStore {
     entry.expires = this.#now() + this.#cap(ttlMs);
   }
 
-  release(key: string): void {
+  release(key: string, token?: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry || (token !== undefined && (entry.done || entry.token !== token))) return;
     this.#entries.delete(key); // its ring slot no longer matches and is skipped when it comes up
   }
 

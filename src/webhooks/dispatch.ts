@@ -1,43 +1,62 @@
-import type { Webhook } from './parse.js';
-
-/** A listener as the handler calls it. */
-export type AnyListener = (webhook: Webhook) => unknown;
+/** What {@link within} resolves with when the time ran out first. */
+export const LATE: unique symbol = Symbol('late');
 
 /**
- * Runs every listener of one delivery at once and waits for all of them. Returns the failures
- * (a throw or a rejection of each listener that failed), empty when all succeeded: one failing
- * listener never stops the others.
+ * Resolves with what `work` resolves with, or {@link LATE} once `ms` passed first; rejects as
+ * `work` does. The work itself goes on: a caller that gives up must decide what its late end does.
  */
-export async function runListeners(listeners: readonly AnyListener[], webhook: Webhook): Promise<unknown[]> {
-  const failures: unknown[] = [];
-  await Promise.all(
-    listeners.map(async (listener) => {
-      try {
-        await listener(webhook);
-      } catch (error) {
-        failures.push(error);
-      }
-    }),
-  );
-  return failures;
+export function within<T>(work: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-/** Dispatches running after their answer, counted (for `maxPendingDispatches`) and awaitable. */
+/** A place among the background dispatches, taken before a delivery's responder runs. */
+export interface Slot {
+  /** Starts the dispatch in this place; `work` must not reject (failures are reported inside). */
+  start(work: () => Promise<void>): Promise<void>;
+  /** Gives the place back unused. */
+  cancel(): void;
+}
+
+/**
+ * Dispatches running after their answer, bounded (`maxPendingDispatches`) and awaitable. A place
+ * is reserved before a delivery's responder runs, so a burst of CRM requests cannot all pass the
+ * bound while their responders run.
+ */
 export class BackgroundTasks {
   readonly #running = new Set<Promise<void>>();
+  #reserved = 0;
+
+  constructor(readonly max: number) {}
 
   /** Tasks running now. */
   get size(): number {
     return this.#running.size;
   }
 
-  /** Starts `work` in the background; it must not reject (failures are reported inside it). */
-  start(work: () => Promise<void>): Promise<void> {
-    const task: Promise<void> = work()
-      .catch(() => {})
-      .finally(() => this.#running.delete(task));
-    this.#running.add(task);
-    return task;
+  /** A place for one more dispatch, or undefined when running and reserved ones fill the bound. */
+  reserve(): Slot | undefined {
+    if (this.#running.size + this.#reserved >= this.max) return undefined;
+    this.#reserved++;
+    let open = true;
+    const close = () => {
+      if (open) this.#reserved--;
+      open = false;
+    };
+    return {
+      start: (work) => {
+        close();
+        const task: Promise<void> = work()
+          .catch(() => {})
+          .finally(() => this.#running.delete(task));
+        this.#running.add(task);
+        return task;
+      },
+      cancel: close,
+    };
   }
 
   /** Resolves when every task started so far, and every task they started, has finished. */

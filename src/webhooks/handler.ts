@@ -1,8 +1,7 @@
-import { EventEmitter } from 'eventemitter3';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../core/errors.js';
 import { readBody } from './body.js';
-import type { ClaimResult } from './dedupe.js';
-import { type AnyListener, BackgroundTasks, runListeners } from './dispatch.js';
+import { type Claim, Claims } from './claims.js';
+import { BackgroundTasks, LATE, type Slot, within } from './dispatch.js';
 import {
   type ErrorContext,
   eventName,
@@ -16,6 +15,7 @@ import { answerOf, OUTCOMES, type Outcome } from './outcomes.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from './parse.js';
 import { readRequestBody } from './read-body.js';
 import { responderKind, runResponder } from './respond.js';
+import { SettlingEmitter } from './settling-emitter.js';
 import { type Authentication, Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */
@@ -31,18 +31,20 @@ export interface HandleOptions {
 interface Delivery {
   context: Omit<ErrorContext, 'stage'>;
   waitUntil: HandleOptions['waitUntil'];
-  /** The idempotency key this delivery holds a claim on, once it holds one. */
-  claimedKey?: string;
+  /** The key this delivery holds a claim on, once it holds one. */
+  claim?: Claim;
+  /** Work still running past its answer ('await', a queue function): its end decides the key. */
+  lateWork?: Promise<boolean>;
 }
-
-/** Rejected items reported one by one; past it, one report counts the rest. */
-const MAX_REPORTED_ITEMS = 100;
 
 /** How a delivery ended: a row of the outcome table, and a CRM reply when there is one. */
 interface Ending {
   outcome: Outcome;
   reply?: unknown;
 }
+
+/** Rejected items reported one by one; past it, one report counts the rest. */
+const MAX_REPORTED_ITEMS = 100;
 
 const MISSING_BODY =
   'the delivery had no body: a body parser of the framework read it first and kept nothing the SDK ' +
@@ -53,8 +55,8 @@ const MISSING_BODY =
 /**
  * Receives webhook deliveries of API v2 and v3 through one pipeline: verify (URL and headers
  * only) → read (bounded in bytes and time) → decode → claim the idempotency key → answer (a CRM
- * reply) → dispatch → complete or release the key. Every answer comes from one outcome table,
- * and `handle` never throws: adapters are thin translations of it.
+ * reply) → dispatch → complete or release the key. Every answer comes from one outcome table
+ * (`OUTCOMES`), and `handle` never throws: adapters are thin translations of it.
  * @example
  * ```ts
  * const hooks = new WebhookHandler({ secret: process.env.WEBHOOK_SECRET });
@@ -62,11 +64,12 @@ const MISSING_BODY =
  * hooks.on('error', (error, context) => log.error(error, context.rawBody));
  * ```
  */
-export class WebhookHandler extends EventEmitter<WebhookEvents> {
+export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
   readonly #options: ResolvedOptions;
   readonly #verifier: Verifier;
+  readonly #claims: Claims | undefined;
   readonly #responders = new Map<ResponderKind, Responders[ResponderKind]>();
-  readonly #background = new BackgroundTasks();
+  readonly #background: BackgroundTasks;
 
   /**
    * @throws GatewayError when neither `secret` nor `v3AuthToken` is set (unless
@@ -74,8 +77,11 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
    */
   constructor(options: WebhookHandlerOptions = {}) {
     super();
-    this.#options = resolveOptions(options);
-    this.#verifier = new Verifier(this.#options.secret, this.#options.v3AuthToken);
+    const o = resolveOptions(options);
+    this.#options = o;
+    this.#verifier = new Verifier(o.secret, o.v3AuthToken);
+    this.#claims = o.dedupe && new Claims(o.dedupe, o.leaseMs, o.dedupeTtlMs);
+    this.#background = new BackgroundTasks(o.maxPendingDispatches);
   }
 
   /** Largest body accepted (bytes). */
@@ -87,8 +93,8 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
    * Registers the reply to a CRM request (contact_add, deal_add, v3 createContact, createDeal).
    * The reply is checked against the spec's reply schema and sent as the answer, within
    * `replyTimeoutMs`; the responder's `signal` aborts when the reply is no longer wanted. A
-   * missing, failing, late or invalid reply is answered 500 and reported. A repeat of a request
-   * already answered gets the same reply without the responder running again.
+   * missing, failing, late or invalid reply is answered 500 and reported. A repeat of a v2
+   * request already answered gets the same reply without the responder running again.
    */
   respond<K extends ResponderKind>(kind: K, responder: Responders[K]): this {
     this.#responders.set(kind, responder);
@@ -119,39 +125,43 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   /** Handles one delivery: the framework-free core behind every adapter. Never throws. */
   async handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
     const delivery: Delivery = {
-      context: { request: { method: request.method, url: request.url } },
+      context: { request: { method: String(request.method ?? ''), url: String(request.url ?? '') } },
       waitUntil: options.waitUntil,
     };
     let ending: Ending;
     try {
       ending = await this.#run(request, delivery);
     } catch (error) {
-      this.#report(asGatewayError(error), delivery, 'read');
+      this.#report(asGatewayError(error), delivery, delivery.claim ? 'dispatch' : 'dedupe');
       ending = { outcome: 'unexpected' };
     }
-    return this.#settle(ending, delivery);
+    await this.#settle(ending, delivery);
+    return answerOf(ending.outcome, ending.reply);
   }
 
-  /** Applies the outcome's rule to the claimed key, then builds the answer. */
-  async #settle(ending: Ending, delivery: Delivery): Promise<WebhookResponse> {
-    const key = delivery.claimedKey;
-    const store = this.#options.dedupe;
-    const action = OUTCOMES[ending.outcome].key;
-    if (key === undefined || !store) return answerOf(ending.outcome, ending.reply);
-    try {
-      if (action === 'done') await store.complete(key, this.#options.dedupeTtlMs, ending.reply);
-      else if (action === 'released') await store.release(key);
-      return answerOf(ending.outcome, ending.reply);
-    } catch (error) {
-      this.#report(asGatewayError(error), delivery, 'dedupe');
-      if (action === 'done') await Promise.resolve(store.release(key)).catch(() => {});
-      return answerOf('unexpected');
+  /**
+   * Applies the outcome's rule to the claimed key. A store that fails here changes no answer:
+   * the work is done (or failed) already, and a claim not released ends with its lease.
+   */
+  async #settle(ending: Ending, delivery: Delivery): Promise<void> {
+    const { claim, lateWork } = delivery;
+    if (!claim || !this.#claims) return;
+    const claims = this.#claims;
+    const apply = (action: 'done' | 'released' | 'none' | 'kept', reply?: unknown) =>
+      claims.apply(claim, action, reply).catch((error: unknown) => {
+        this.#report(asGatewayError(error), delivery, 'dedupe');
+      });
+    if (lateWork) {
+      // Answered already; the key waits for the work: done if it succeeds, released if not.
+      void lateWork.then((ok) => apply(ok ? 'done' : 'released', ending.reply));
+      return;
     }
+    await apply(OUTCOMES[ending.outcome].key, ending.reply);
   }
 
   /** verify → read → decode, then process. */
   async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
-    if (request.method.toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
     const auth = this.#verifier.verify(request);
     if (!auth) return this.#unauthorized(this.#verifier.expected, delivery);
     if (Number(header(request.headers, 'content-length')) > this.#options.maxBodyBytes) {
@@ -213,57 +223,83 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   /** claim → answer → dispatch. */
   async #process(webhook: Webhook, delivery: Delivery): Promise<Ending> {
     const key = webhook.api === 'v2' ? webhook.meta.idempotency_key : undefined;
-    const store = this.#options.dedupe;
-    if (key !== undefined && store) {
-      let claim: ClaimResult;
-      try {
-        claim = await store.claim(key, this.#options.leaseMs);
-      } catch (error) {
-        this.#report(asGatewayError(error, 'The dedupe store failed'), delivery, 'dedupe');
-        return { outcome: 'unexpected' };
-      }
+    if (key !== undefined && this.#claims) {
+      const claim = await this.#claims.claim(key);
       if (claim.state === 'done') return { outcome: 'duplicate', reply: claim.reply };
       if (claim.state === 'processing') return { outcome: 'processing' };
-      delivery.claimedKey = key;
+      delivery.claim = { key, token: claim.token };
     }
     const mode = this.#options.dispatch;
-    if (mode === 'background' && this.#background.size >= this.#options.maxPendingDispatches) {
-      return { outcome: 'busy' };
-    }
-    const kind = responderKind(webhook);
-    let reply: unknown;
-    if (kind) {
-      try {
-        reply = await runResponder(kind, this.#responders.get(kind), webhook, this.#options.replyTimeoutMs);
-      } catch (error) {
-        this.#report(asGatewayError(error), delivery, 'respond');
-        return { outcome: 'replyFailed' };
+    const slot = mode === 'background' ? this.#background.reserve() : undefined;
+    if (mode === 'background' && !slot) return { outcome: 'busy' };
+    try {
+      const kind = responderKind(webhook);
+      let reply: unknown;
+      if (kind) {
+        try {
+          reply = await runResponder(kind, this.#responders.get(kind), webhook, this.#options.replyTimeoutMs);
+        } catch (error) {
+          this.#report(asGatewayError(error), delivery, 'respond');
+          return { outcome: 'replyFailed' };
+        }
       }
+      const outcome = slot
+        ? this.#startBackground(webhook, delivery, slot)
+        : await this.#dispatchNow(webhook, delivery);
+      return { outcome, reply };
+    } finally {
+      slot?.cancel(); // a no-op once the dispatch started in it
     }
-    if (mode === 'background') {
-      const task = this.#background.start(() => this.#dispatch(webhook, delivery.context).then(() => {}));
+  }
+
+  /** 'background': listeners run after the answer, handed to `waitUntil` when there is one. */
+  #startBackground(webhook: Webhook, delivery: Delivery, slot: Slot): Outcome {
+    const task = slot.start(() => this.#dispatch(webhook, delivery.context).then(() => {}));
+    try {
       delivery.waitUntil?.(task);
-    } else if (mode === 'await') {
-      if ((await this.#dispatch(webhook, delivery.context)).length > 0) return { outcome: 'listenerFailed' };
-    } else {
-      try {
-        await mode(webhook);
-      } catch (error) {
-        this.#report(asGatewayError(error, 'The dispatch function failed'), delivery, 'dispatch');
-        return { outcome: 'queueFailed' };
-      }
+    } catch (error) {
+      this.#report(asGatewayError(error, 'waitUntil failed'), delivery, 'dispatch');
     }
-    return { outcome: 'accepted', reply };
+    return 'accepted';
+  }
+
+  /**
+   * 'await' or a queue function: the answer waits for the work, up to `replyTimeoutMs` (under the
+   * service's own 30 s). Work still running then is answered as failed, and the key waits for its
+   * end, so a retry neither runs beside it nor loses it.
+   */
+  async #dispatchNow(webhook: Webhook, delivery: Delivery): Promise<Outcome> {
+    const mode = this.#options.dispatch;
+    const failed: Outcome = mode === 'await' ? 'listenerFailed' : 'queueFailed';
+    const work: Promise<boolean> =
+      typeof mode === 'function'
+        ? Promise.resolve()
+            .then(() => mode(webhook))
+            .then(
+              () => true,
+              (error: unknown) => {
+                this.#report(asGatewayError(error, 'The dispatch function failed'), delivery, 'dispatch');
+                return false;
+              },
+            )
+        : this.#dispatch(webhook, delivery.context).then((failures) => failures.length === 0);
+    const done = await within(work, this.#options.replyTimeoutMs);
+    if (done === LATE) {
+      const what = mode === 'await' ? 'The listeners' : 'The dispatch function';
+      const late = `${what} did not finish within ${this.#options.replyTimeoutMs} ms`;
+      this.#report(new GatewayError(late), delivery, mode === 'await' ? 'listener' : 'dispatch');
+      delivery.lateWork = work;
+      return failed;
+    }
+    return done ? 'accepted' : failed;
   }
 
   /** Runs the listeners of the delivery's kind and of 'webhook'; reports each failure. */
   async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<unknown[]> {
     const name = eventName(webhook);
-    const own = this.listeners(name) as AnyListener[];
-    const listeners = this.listenerCount('webhook')
-      ? [...own, ...(this.listeners('webhook') as AnyListener[])]
-      : own;
-    const failures = await runListeners(listeners, webhook);
+    const emit = this.emitSettled.bind(this) as (event: string, webhook: Webhook) => Promise<unknown[]>;
+    const [own, any] = await Promise.all([emit(name, webhook), emit('webhook', webhook)]);
+    const failures = [...own, ...any];
     for (const failure of failures) {
       const error = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(failure)}`, {
         cause: failure,
@@ -283,7 +319,10 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     return { outcome: 'invalid' };
   }
 
-  /** Reports on 'error'; with no 'error' listener, on the console, so nothing is silently lost. */
+  /**
+   * Reports on 'error'; with no 'error' listener, on the console, so nothing is silently lost. An
+   * 'error' listener that throws or rejects never turns a delivery into a crash.
+   */
   #report(error: GatewayError, { context }: Pick<Delivery, 'context'>, stage: ErrorContext['stage']): void {
     // The secret is masked here, on the error path only, not on every delivery.
     const request = { ...context.request, url: maskSecret(context.request.url) };
@@ -291,11 +330,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       console.error(`[messaging-gateway-sdk] ${stage}: ${error.message}`);
       return;
     }
-    try {
-      this.emit('error', error, { ...context, request, stage });
-    } catch {
-      // An 'error' listener that throws must not turn a delivery into a crash.
-    }
+    void this.emitSettled('error', error, { ...context, request, stage });
   }
 }
 

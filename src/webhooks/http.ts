@@ -69,13 +69,26 @@ function decodeQuery(part: string): string {
   try {
     return decodeURIComponent(spaced);
   } catch {
-    return new URLSearchParams(`x=${part}`).get('x') ?? ''; // malformed escapes, as URL reads them
+    // Malformed escapes: decoded exactly as URL decodes its own query.
+    return new URL(`http://x/?x=${part}`).searchParams.get('x') ?? '';
   }
 }
 
-/** The address with the `secret` query value masked, for error reports. */
+/** The address with every `secret` query value masked (its key read as `queryValue` reads it). */
 export function maskSecret(url: string): string {
-  return url.replace(/([?&]secret=)[^&#]*/gi, '$1***');
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const end = url.indexOf('#', start);
+  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
+  const masked = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const key = eq < 0 ? pair : pair.slice(0, eq);
+      return decodeQuery(key).toLowerCase() === 'secret' ? `${key}=***` : pair;
+    })
+    .join('&');
+  return url.slice(0, start + 1) + masked + (end < 0 ? '' : url.slice(end));
 }
 
 /** The token of an `Authorization: Bearer <token>` header. */

@@ -13,7 +13,7 @@ export type BodyRead =
   /** The client went away mid-body (or the stream failed). */
   | { kind: 'gone' }
   /** No body to read: nothing was given, or a framework read the stream and kept nothing. */
-  | { kind: 'missing'; consumed: boolean };
+  | { kind: 'missing' };
 
 /** Bounds of a read. */
 export interface ReadLimits {
@@ -58,7 +58,7 @@ function overLimit(body: unknown, max: number): boolean {
  * leaves a rejection or an 'error' event unhandled, whatever the client does mid-body.
  */
 export function readRequestBody(body: unknown, limits: ReadLimits): Promise<BodyRead> {
-  if (body === undefined || body === null) return Promise.resolve({ kind: 'missing', consumed: false });
+  if (body === undefined || body === null) return Promise.resolve({ kind: 'missing' });
   if (isWebStream(body)) return readWebStream(body, limits);
   if (isNodeStream(body)) return readNodeStream(body, limits);
   if (overLimit(body, limits.maxBytes)) return Promise.resolve({ kind: 'tooLarge' });
@@ -67,10 +67,17 @@ export function readRequestBody(body: unknown, limits: ReadLimits): Promise<Body
 
 function noop(): void {}
 
+/** A chunk as bytes: bytes as they are, text as UTF-8; anything else is not a body. */
+function asBytes(chunk: unknown): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === 'string') return encoder.encode(chunk);
+  return undefined;
+}
+
 function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimits): Promise<BodyRead> {
   // An 'error' after we stopped listening (a reset during the answer) must not crash the process.
   stream.on('error', noop);
-  if (stream.readableEnded || stream.destroyed) return Promise.resolve({ kind: 'missing', consumed: true });
+  if (stream.readableEnded || stream.destroyed) return Promise.resolve({ kind: 'missing' });
   return new Promise<BodyRead>((resolve) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -84,12 +91,14 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
       resolve(result);
     };
     const onData = (chunk: unknown) => {
-      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : (chunk as Uint8Array);
+      const bytes = asBytes(chunk);
+      if (!bytes) return finish({ kind: 'gone' }); // not a body stream: nothing sensible to read
       size += bytes.byteLength;
       if (size > maxBytes) return finish({ kind: 'tooLarge' }); // the rest flows on, unread
       chunks.push(bytes);
     };
     const onEnd = () => finish({ kind: 'body', body: concatBytes(chunks, size) });
+    // A stream that ends or fails twice: `finish` runs once, the listeners are gone after it.
     const onGone = () => finish({ kind: 'gone' });
     const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     stream.on('data', onData);
@@ -101,7 +110,7 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
 }
 
 async function readWebStream(stream: ReadableStream<Uint8Array>, limits: ReadLimits): Promise<BodyRead> {
-  if (stream.locked) return { kind: 'missing', consumed: true };
+  if (stream.locked) return { kind: 'missing' };
   const reader = stream.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<'timeout'>((resolve) => {
@@ -114,9 +123,11 @@ async function readWebStream(stream: ReadableStream<Uint8Array>, limits: ReadLim
       const next = await Promise.race([reader.read(), late]);
       if (next === 'timeout') return stop(reader, { kind: 'timeout' });
       if (next.done) return { kind: 'body', body: concatBytes(chunks, size) };
-      size += next.value.byteLength;
+      const bytes = asBytes(next.value);
+      if (!bytes) return stop(reader, { kind: 'gone' });
+      size += bytes.byteLength;
       if (size > limits.maxBytes) return stop(reader, { kind: 'tooLarge' });
-      chunks.push(next.value);
+      chunks.push(bytes);
     }
   } catch {
     return { kind: 'gone' };

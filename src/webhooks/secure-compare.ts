@@ -27,8 +27,3 @@ export class SecretMatcher {
     return '[secret]';
   }
 }
-
-/** Compares two strings in constant time (see {@link SecretMatcher}). */
-export function secureEquals(received: string, expected: string): boolean {
-  return expected !== '' && new SecretMatcher(expected).matches(received);
-}

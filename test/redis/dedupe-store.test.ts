@@ -24,28 +24,28 @@ describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a re
     it('claims, refuses a second claim while the lease lives, and answers done with the stored reply', async () => {
       const a = store(0);
       const b = store(1);
-      expect(await a.claim('k1', 10_000)).toEqual({ state: 'claimed' });
+      expect(await a.claim('k1', 10_000)).toMatchObject({ state: 'claimed' });
       expect(await b.claim('k1', 10_000)).toEqual({ state: 'processing' });
       await a.complete('k1', 60_000, { id: 'contact-7', name: 'Ann' });
       expect(await b.claim('k1', 10_000)).toEqual({ state: 'done', reply: { id: 'contact-7', name: 'Ann' } });
-      expect(await b.claim('k2', 10_000)).toEqual({ state: 'claimed' });
+      expect(await b.claim('k2', 10_000)).toMatchObject({ state: 'claimed' });
       await b.complete('k2', 60_000);
       expect(await a.claim('k2', 10_000)).toEqual({ state: 'done' });
     });
 
     it('release forgets the key, so the next attempt is processed', async () => {
       const a = store(0);
-      expect(await a.claim('k3', 10_000)).toEqual({ state: 'claimed' });
+      expect(await a.claim('k3', 10_000)).toMatchObject({ state: 'claimed' });
       await a.release('k3');
-      expect(await store(1).claim('k3', 10_000)).toEqual({ state: 'claimed' });
+      expect(await store(1).claim('k3', 10_000)).toMatchObject({ state: 'claimed' });
     });
 
     it('a claim expires with its lease; a late release of it never forgets the next holder’s claim', async () => {
       const a = store(0);
       const b = store(1);
-      expect(await a.claim('k4', 100)).toEqual({ state: 'claimed' });
+      expect(await a.claim('k4', 100)).toMatchObject({ state: 'claimed' });
       await sleep(150);
-      expect(await b.claim('k4', 10_000)).toEqual({ state: 'claimed' });
+      expect(await b.claim('k4', 10_000)).toMatchObject({ state: 'claimed' });
       await a.release('k4'); // a's claim is long gone: this must not delete b's
       expect(await a.claim('k4', 10_000)).toEqual({ state: 'processing' });
     });
@@ -55,7 +55,7 @@ describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a re
       await a.claim('k5', 10_000);
       await a.complete('k5', 100);
       await sleep(150);
-      expect(await a.claim('k5', 10_000)).toEqual({ state: 'claimed' });
+      expect(await a.claim('k5', 10_000)).toMatchObject({ state: 'claimed' });
     });
 
     it('200 keys claimed at once by two stores on two connections: each claimed exactly once', async () => {
@@ -77,14 +77,14 @@ describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a re
         },
       );
       const [message] = await once(child, 'message');
-      expect(message).toEqual({ state: 'claimed' });
+      expect(message).toMatchObject({ state: 'claimed' });
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;
       const b = store(1);
       expect(await b.claim('dead-1', 10_000)).toEqual({ state: 'processing' });
       await sleep(500); // the child's lease is 400 ms
-      expect(await b.claim('dead-1', 10_000)).toEqual({ state: 'claimed' });
+      expect(await b.claim('dead-1', 10_000)).toMatchObject({ state: 'claimed' });
     });
   });
 });

@@ -9,10 +9,10 @@ function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {})
 describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotten', () => {
   it('claims a new key, says processing while the lease lives, and lets it go when the lease ends', () => {
     const { clock, store: s } = store();
-    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+    expect(s.claim('k', 1000)).toMatchObject({ state: 'claimed' });
     expect(s.claim('k', 1000)).toEqual({ state: 'processing' });
     clock.now = 1000; // the holder died: its lease is over
-    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+    expect(s.claim('k', 1000)).toMatchObject({ state: 'claimed' });
   });
 
   it('remembers a completed key with its reply for ttlMs, then forgets it', () => {
@@ -22,14 +22,26 @@ describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotte
     clock.now = 59_999;
     expect(s.claim('k', 1000)).toEqual({ state: 'done', reply: { id: 'crm-1' } });
     clock.now = 60_000;
-    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+    expect(s.claim('k', 1000)).toMatchObject({ state: 'claimed' });
+  });
+
+  it('a release with the token of a claim that lost the key frees nothing (its lease ran out, another took over)', () => {
+    const { clock, store: s } = store();
+    const first = s.claim('k', 1000);
+    clock.now = 1000;
+    const second = s.claim('k', 1000);
+    expect(second).toMatchObject({ state: 'claimed' });
+    s.release('k', (first as { token: string }).token); // the first holder failed, late
+    expect(s.claim('k', 1000)).toEqual({ state: 'processing' });
+    s.release('k', (second as { token: string }).token);
+    expect(s.claim('k', 1000)).toMatchObject({ state: 'claimed' });
   });
 
   it('forgets a released key at once', () => {
     const { store: s } = store();
     s.claim('k', 1000);
     s.release('k');
-    expect(s.claim('k', 1000)).toEqual({ state: 'claimed' });
+    expect(s.claim('k', 1000)).toMatchObject({ state: 'claimed' });
   });
 
   it('honours ttlMs as a cap on every key’s life', () => {

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
+import { STORE_TIMEOUT_MS } from '../../src/webhooks/claims.js';
 import { type ClaimResult, type DedupeStore, MemoryDedupeStore } from '../../src/webhooks/dedupe.js';
 import { OUTCOMES } from '../../src/webhooks/outcomes.js';
 import { parseWebhook } from '../../src/webhooks/parse.js';
@@ -292,13 +293,18 @@ describe('The outcome table: each row answered as it says, the key treated as it
     const answer = await hooks.handle(to(messageAdd()));
     expect(answer.status).toBe(500);
     expect(errors[0]?.[1].stage).toBe('dedupe');
-    expect(errors[0]?.[0].message).toMatch(/dedupe store failed: ECONNREFUSED/);
+    expect(errors[0]?.[0].message).toMatch(/dedupe store failed \(claim\): ECONNREFUSED/);
 
     const { store, calls } = recordingStore();
     const failingComplete = { ...store, complete: async () => Promise.reject(new Error('write failed')) };
     const second = collecting({ dedupe: failingComplete });
-    expect((await second.hooks.handle(to(messageAdd()))).status).toBe(500);
-    expect(calls).toEqual(['claim:claimed', 'release']);
+    // The listeners started already: the answer stays 200 (a 500 would run them twice), and the
+    // claim ends with its lease.
+    expect((await second.hooks.handle(to(messageAdd()))).status).toBe(200);
+    expect(second.errors.map(([e, c]) => [c.stage, e.message])).toEqual([
+      ['dedupe', 'The dedupe store failed (complete): write failed'],
+    ]);
+    expect(calls).toEqual(['claim:claimed']);
   });
 
   it('every row of the table is one of these answers', () => {
@@ -375,5 +381,107 @@ describe('Per item: the good items are dispatched, each rejected one reported wi
     const error = errors[0]?.[0] as WebhookParseError;
     expect(error.issues.length).toBeLessThanOrEqual(100);
     expect(error.omitted).toBeGreaterThan(0);
+  });
+});
+
+describe('Nothing can hang a delivery or run its work twice', () => {
+  it('a dedupe store that never answers: 500 after its time limit, reported', async () => {
+    vi.useFakeTimers();
+    const hanging: DedupeStore = {
+      claim: () => new Promise(() => {}),
+      complete: () => {},
+      release: () => {},
+    };
+    const { hooks, errors } = collecting({ dedupe: hanging });
+    const pending = hooks.handle(to(messageAdd()));
+    await vi.advanceTimersByTimeAsync(STORE_TIMEOUT_MS);
+    expect((await pending).status).toBe(500);
+    expect(errors[0]?.[0]).toMatchObject({ retryable: true, message: /did not answer claim within/ });
+  });
+
+  it("'await' listeners still running at replyTimeoutMs: 500, and the key waits for their end", async () => {
+    vi.useFakeTimers();
+    const { store, calls } = recordingStore();
+    const { hooks, errors } = collecting({ dedupe: store, dispatch: 'await', replyTimeoutMs: 1000 });
+    let finish!: () => void;
+    hooks.on('message.add', () => new Promise<void>((r) => (finish = r)));
+    const body = messageAdd('slow-1');
+    const first = hooks.handle(to(body));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect((await first).status).toBe(500);
+    expect(errors[0]?.[0].message).toMatch(/listeners did not finish within 1000 ms/);
+    expect((await hooks.handle(to(body))).status).toBe(409); // a retry does not run beside them
+    finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await hooks.handle(to(body))).status).toBe(200); // done: the next retry is a duplicate
+    expect(calls).toEqual(['claim:claimed', 'claim:processing', 'complete', 'claim:done']);
+  });
+
+  it('a burst of CRM requests cannot pass maxPendingDispatches while their responders run', async () => {
+    const { hooks } = collecting({ maxPendingDispatches: 5, dedupe: false });
+    let created = 0;
+    hooks.respond('crm_entities.contact_add', async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      created++;
+      return { id: `c-${created}`, name: 'A' };
+    });
+    hooks.on('crm_entities.contact_add', () => new Promise((r) => setTimeout(r, 20)));
+    const answers = await Promise.all(Array.from({ length: 50 }, () => hooks.handle(to(contactAdd))));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(45);
+    expect(created).toBe(5); // no entity for an answer the service never gets
+    await hooks.drain();
+  });
+
+  it('a waitUntil that throws: still 200, the listeners run once, the failure reported', async () => {
+    const { hooks, errors } = collecting();
+    const runs = vi.fn();
+    hooks.on('message.add', runs);
+    const answer = await hooks.handle(to(messageAdd()), {
+      waitUntil: () => {
+        throw new Error('no context');
+      },
+    });
+    await hooks.drain();
+    expect(answer.status).toBe(200);
+    expect(runs).toHaveBeenCalledTimes(1);
+    expect(errors[0]?.[0].message).toMatch(/waitUntil failed: no context/);
+  });
+});
+
+describe('Listeners as an EventEmitter has them', () => {
+  it('an async "error" listener that rejects leaves no unhandled rejection', async () => {
+    const { WebhookHandler } = await import('../../src/webhooks/handler.js');
+    const hooks = new WebhookHandler({ secret: 's' });
+    hooks.on('error', async () => {
+      throw new Error('log sink down');
+    });
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      expect((await hooks.handle(post(messageAdd(), '/hooks?secret=wrong'))).status).toBe(401);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+  });
+
+  it('honours once(), a listener context, and off()', async () => {
+    const { hooks } = collecting({ dispatch: 'await', dedupe: false });
+    const seen: string[] = [];
+    const context = { name: 'ctx' };
+    const always = function (this: typeof context) {
+      seen.push(`always:${this?.name}`);
+    };
+    hooks.once('message.add', () => void seen.push('once'));
+    hooks.on('message.add', always, context);
+    await hooks.handle(to(messageAdd()));
+    await hooks.handle(to(messageAdd()));
+    hooks.off('message.add', always, context);
+    await hooks.handle(to(messageAdd()));
+    expect(seen).toEqual(['once', 'always:ctx', 'always:ctx']);
+    expect(hooks.listeners('message.add')).toEqual([]);
   });
 });

@@ -12,9 +12,11 @@ export interface NodeRequestLike {
   body?: unknown;
   /** False while the body stream is still unread. */
   readableEnded?: boolean;
-  /** Stream members: the handler reads an unread body itself, bounded in bytes and time. */
+  /** Stream member: the handler reads an unread body itself, bounded in bytes and time. */
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Stream member: the handler stops listening once the body is read. */
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Stream member: its presence tells a stream from a parsed body. */
   pipe: unknown;
 }
 
