@@ -3,7 +3,7 @@ import { createFetchHandler, WebhookHandler } from '../../../dist/webhooks.js';
 
 const hooks = new WebhookHandler({ secret: 'runtime-secret', dispatch: 'await' });
 hooks.on('message.add', ({ data }) => console.log(`received ${data[0]?.text}`));
-hooks.on('error', (error, { stage }) => console.log(`error ${stage}`));
+hooks.on('error', (_error, { stage }) => console.log(`error ${stage}`));
 Deno.serve(
   {
     port: 0,
