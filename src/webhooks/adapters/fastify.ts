@@ -13,8 +13,11 @@ export interface FastifyRequestLike {
 
 /** The members of a Fastify reply (4 and 5) the plugin touches. */
 export interface FastifyReplyLike {
+  /** Sets the status of the answer. */
   code(status: number): unknown;
+  /** Sets one header of the answer. */
   header(name: string, value: string): unknown;
+  /** Sends the body and ends the answer. */
   send(body: string): unknown;
 }
 
@@ -23,11 +26,14 @@ export type HttpMethod = 'DELETE' | 'GET' | 'PATCH' | 'POST' | 'PUT';
 
 /** The members of a Fastify instance (4 and 5) the plugin touches. */
 export interface FastifyInstanceLike {
+  /** Removes the parsers this scope inherited (only inside the plugin's own scope). */
   removeAllContentTypeParsers(): unknown;
+  /** Adds the parser that hands on the unread body stream. */
   addContentTypeParser(
     contentType: string,
     parser: (request: unknown, payload: unknown, done: (error: null, body: unknown) => void) => void,
   ): unknown;
+  /** Registers the webhook route. */
   route(options: {
     method: HttpMethod[];
     url: string;

@@ -15,8 +15,11 @@ export interface KoaContextLike {
   };
   /** node's IncomingMessage: the body stream, read by the handler when no parser read it. */
   req: { readableEnded?: boolean };
+  /** Status of the answer. */
   status: number;
+  /** Sets headers of the answer. */
   set(headers: Record<string, string>): unknown;
+  /** Body of the answer. */
   body: unknown;
 }
 

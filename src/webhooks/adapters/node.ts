@@ -19,7 +19,9 @@ export interface NodeRequestLike {
   readableEnded?: boolean;
   /** Stream members: the handler reads an unread body itself, bounded in bytes and time. */
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Stops listening once the body is read (or refused). */
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  /** Marks the request as a stream. */
   pipe: unknown;
 }
 
