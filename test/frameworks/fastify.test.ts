@@ -1,5 +1,7 @@
 // createFastifyPlugin in real Fastify 4 and Fastify 5 apps whose own routes keep Fastify's JSON
 // parser, with an app bodyLimit below maxBodyBytes.
+
+import { createRequire } from 'node:module';
 import fastify5 from 'fastify';
 import fastify4 from 'fastify4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,3 +77,12 @@ for (const [version, create] of versions) {
     });
   });
 }
+
+describe.skipIf(skipFrameworks)('The matrix runs both majors', () => {
+  it('fastify4 is Fastify 4 and fastify is Fastify 5', () => {
+    const require = createRequire(import.meta.url);
+    const major = (name: string) =>
+      (require(`${name}/package.json`) as { version: string }).version.split('.')[0];
+    expect([major('fastify4'), major('fastify')]).toEqual(['4', '5']);
+  });
+});

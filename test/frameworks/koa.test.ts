@@ -23,8 +23,8 @@ function start(...stack: ((hooks: WebhookHandler) => Middleware)[]) {
   };
 }
 
-const webhooks = (hooks: WebhookHandler) => createKoaMiddleware(hooks, { path: '/hooks' }) as Middleware;
-const koaBodyParser = () => bodyParser({ jsonLimit: `${PARSER_LIMIT}b` }) as Middleware;
+const webhooks = (hooks: WebhookHandler): Middleware => createKoaMiddleware(hooks, { path: '/hooks' });
+const koaBodyParser = (): Middleware => bodyParser({ jsonLimit: `${PARSER_LIMIT}b` });
 
 deliveryCases('Koa 3, no body parser', start(webhooks), { ownsBody: true });
 deliveryCases('Koa 3, before @koa/bodyparser', start(webhooks, koaBodyParser), {
