@@ -1,6 +1,7 @@
 // The deliveries every framework test sends through a real server of that framework on
 // 127.0.0.1 (issue 12): each adapter must pass the same cases, or state why a case is the
 // framework's own answer.
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
 import type { ErrorContext } from '../../src/webhooks/events.js';
@@ -16,6 +17,12 @@ export const SECRET = 'hook-secret';
 export const CRM_KEY = 'crm-key';
 /** Small, so a 413 costs little; the frameworks' own limits are set around it. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The major version of an installed package (an alias such as `express4` included). */
+export function majorOf(name: string): string {
+  const { version } = createRequire(import.meta.url)(`${name}/package.json`) as { version: string };
+  return version.split('.')[0] ?? '';
+}
 
 /** A running receiver: its base address and a closer. */
 export interface Receiver {
