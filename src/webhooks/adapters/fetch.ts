@@ -35,7 +35,7 @@ export function createFetchHandler(
   handler: WebhookHandler,
 ): (request: Request | CachingRequestLike, context?: unknown, workersContext?: unknown) => Promise<Response> {
   return async (input, context, workersContext) => {
-    const request = 'raw' in input ? input.raw : input;
+    const request = isCaching(input) ? input.raw : input;
     const answer = await handler.handle(
       { method: request.method, url: request.url, headers: request.headers, body: bodyOf(input, request) },
       { waitUntil: waitUntilOf(workersContext) ?? waitUntilOf(context) },
@@ -50,15 +50,18 @@ export function createFetchHandler(
  */
 function bodyOf(input: Request | CachingRequestLike, request: Request): unknown {
   if (!request.bodyUsed) return request.body ?? '';
-  if (input === request || Object.keys((input as CachingRequestLike).bodyCache).length === 0)
-    return undefined;
-  const cached = input as CachingRequestLike;
+  if (!isCaching(input) || Object.keys(input.bodyCache).length === 0) return undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      controller.enqueue(new Uint8Array(await cached.arrayBuffer()));
+      controller.enqueue(new Uint8Array(await input.arrayBuffer()));
       controller.close();
     },
   });
+}
+
+/** Whether the input is a framework's wrapper (Hono's `c.req`) rather than a bare `Request`. */
+function isCaching(input: Request | CachingRequestLike): input is CachingRequestLike {
+  return 'raw' in input && 'bodyCache' in input;
 }
 
 /** The `waitUntil` of a context object, bound to it, when it has one. */
