@@ -17,6 +17,8 @@ export default defineConfig({
   test: {
     // examples/*.test.ts are the README's testing example: run in CI like every other test.
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // Builds dist/ when it is missing or stale: the Bun, Deno and workerd tests run the built entry.
+    globalSetup: ['test/frameworks/global-setup.ts'],
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 20_000,
     hookTimeout: 20_000,

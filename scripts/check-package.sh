@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks the package as users get it: the packed tarball, not the source tree.
-# publint (package.json and files), attw (types under every resolution), then a real install of
-# the tarball in a scratch project that imports and requires every entry and runs the bin.
+# publint (package.json and files), attw (types under every resolution, node10 included: the
+# typesVersions of package.json map each subpath entry to its dist/<entry>.d.cts for projects on
+# `moduleResolution: node10`), then a real install of the tarball in a scratch project that imports
+# and requires every entry and runs the bin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -10,5 +12,5 @@ npm run build --silent >/dev/null
 tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
 echo "packed $tarball"
 npx --no-install publint "$work/$tarball" --strict
-npx --no-install attw "$work/$tarball" --profile node16
+npx --no-install attw "$work/$tarball"
 node scripts/test-packed-package.mjs "$work/$tarball"

@@ -75,7 +75,23 @@ export type {
   CreateDealReply,
   DealAddReply,
 } from './schemas/replies.js';
-export { createFetchHandler, type FetchContextLike } from './webhooks/adapters/fetch.js';
+export {
+  createFastifyPlugin,
+  type FastifyInstanceLike,
+  type FastifyPluginOptions,
+  type FastifyReplyLike,
+  type FastifyRequestLike,
+} from './webhooks/adapters/fastify.js';
+export {
+  type CachingRequestLike,
+  createFetchHandler,
+  type FetchContextLike,
+} from './webhooks/adapters/fetch.js';
+export {
+  createKoaMiddleware,
+  type KoaContextLike,
+  type KoaMiddlewareOptions,
+} from './webhooks/adapters/koa.js';
 export {
   createNodeMiddleware,
   type NodeMiddlewareOptions,

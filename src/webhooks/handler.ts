@@ -50,7 +50,8 @@ const MISSING_BODY =
   'the delivery had no body: a body parser of the framework read it first and kept nothing the SDK ' +
   'can use. Give the adapter the raw body: createNodeMiddleware for node:http, Express and NestJS, ' +
   'createFastifyPlugin for Fastify, createKoaMiddleware for Koa, createFetchHandler for Fetch-API ' +
-  'runtimes, and mount it before any middleware that reads the body.';
+  'runtimes (in Hono, give it c.req, which keeps a body a middleware read), and mount it before ' +
+  'any middleware that reads the body.';
 
 /**
  * Receives webhook deliveries of API v2 and v3 through one pipeline: verify (URL and headers

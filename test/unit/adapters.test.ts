@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { type GatewayError, WebhookAuthError } from '../../src/core/errors.js';
 import { createFetchHandler } from '../../src/webhooks/adapters/fetch.js';
+import type { ErrorContext } from '../../src/webhooks/events.js';
+import { WebhookHandler } from '../../src/webhooks/handler.js';
 import { messageAdd } from '../support/deliveries.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
 
@@ -75,5 +78,35 @@ describe('createFetchHandler: waitUntil keeps background listeners alive (Worker
     expect(finished).toBe(false);
     await Promise.all(kept);
     expect(finished).toBe(true);
+  });
+});
+
+describe('A body that never arrived is a wiring mistake, never an auth failure', () => {
+  const v3 = () => JSON.stringify({ messages: [] });
+  const bearer = { 'content-type': 'application/json', authorization: 'Bearer crm-key' };
+
+  it('with only v3AuthToken set, an authenticated delivery without a body is answered 500 body_missing', async () => {
+    const hooks = new WebhookHandler({ v3AuthToken: 'crm-key' });
+    const errors: [GatewayError, ErrorContext][] = [];
+    hooks.on('error', (error, context) => void errors.push([error, context]));
+    const used = new Request('http://localhost/v3-hooks', { method: 'POST', body: v3(), headers: bearer });
+    await used.text();
+    const answer = await createFetchHandler(hooks)(used);
+    expect([answer.status, await answer.json()]).toEqual([500, { error: 'body_missing' }]);
+    expect(errors.map(([error, { stage }]) => [error.name, stage])).toEqual([['GatewayError', 'read']]);
+    expect(errors[0]?.[0].message).toMatch(/read it first.*createNodeMiddleware.*createKoaMiddleware/s);
+    expect(errors[0]?.[0]).not.toBeInstanceOf(WebhookAuthError);
+  });
+
+  it('with a wrong crmKey and no body, is still answered 401 first: the body is never looked at', async () => {
+    const hooks = new WebhookHandler({ v3AuthToken: 'crm-key' });
+    hooks.on('error', () => {});
+    const answer = await hooks.handle({
+      method: 'POST',
+      url: '/v3-hooks',
+      headers: { ...bearer, authorization: 'Bearer wrong' },
+      body: undefined,
+    });
+    expect(answer.status).toBe(401);
   });
 });

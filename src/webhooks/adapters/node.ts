@@ -10,13 +10,18 @@ export interface NodeRequestLike {
   headers: Record<string, string | string[] | undefined>;
   /** Set by a body parser that ran first (express.json, express.text, express.raw). */
   body?: unknown;
+  /**
+   * The exact bytes a parser kept beside its value: NestJS with `rawBody: true`, or a parser's
+   * `verify` callback that stores them. Preferred to `body` when present.
+   */
+  rawBody?: unknown;
   /** False while the body stream is still unread. */
   readableEnded?: boolean;
   /** Stream member: the handler reads an unread body itself, bounded in bytes and time. */
   on(event: string, listener: (...args: unknown[]) => void): unknown;
-  /** Stream member: the handler stops listening once the body is read. */
+  /** Stops listening once the body is read (or refused). */
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
-  /** Stream member: its presence tells a stream from a parsed body. */
+  /** Marks the request as a stream. */
   pipe: unknown;
 }
 
@@ -43,12 +48,13 @@ export interface NodeMiddlewareOptions {
 }
 
 /**
- * The body as the framework left it: a parser's value, or the request stream itself (read by
- * the handler after it checked the secret). A parser that did not match the content type leaves
- * `{}` (Express 4) or nothing (Express 5) and the stream unread.
+ * The body as the framework left it: the raw bytes a parser kept, a parser's value, or the
+ * request stream itself (read by the handler after it checked the secret). A parser that did not
+ * match the content type leaves `{}` (Express 4) or nothing (Express 5) and the stream unread.
  */
 function bodyOf(req: NodeRequestLike): unknown {
-  const { body } = req;
+  const { body, rawBody } = req;
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
   if (body === undefined) return req;
   const emptyObject = typeof body === 'object' && body !== null && Object.keys(body).length === 0;
   return emptyObject && req.readableEnded === false ? req : body;

@@ -1,0 +1,127 @@
+// Typechecks every ```ts block of README.md, so no snippet uses a name it never imports or an API
+// that changed. Each block becomes a module of its own in .tmp/readme/, compiled against the source
+// (the tsconfig's paths map 'messaging-gateway-sdk' to src/) and the frameworks' real types.
+// SDK names must be imported by the block itself; only the values a reader has from earlier
+// sections (a client, a handler, ids) are declared below. A block that is truly a fragment may opt
+// out with `// not compiled: <why>` as its first line.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const out = join(root, '.tmp', 'readme');
+const OPT_OUT = /^\/\/ not compiled: \S/;
+
+/** The values README sections take from earlier ones; never an export of the SDK. */
+const CONTEXT = `
+import type { GatewayClient, WebhookHandler, DeliveryTracker, SendMessageParams } from 'messaging-gateway-sdk';
+declare global {
+  const client: GatewayClient;
+  const hooks: WebhookHandler;
+  const tracker: DeliveryTracker;
+  const secret: string;
+  const channel_id: string;
+  const channelId: string;
+  const messageId: string;
+  const templateId: string;
+  const telegram_token: string;
+  const url: string;
+  const newUrl: string;
+  const otherUrl: string;
+  const contactAddId: string;
+  const request_id: string;
+  const jobId: string;
+  const draft: unknown;
+  const storedItem: unknown;
+  const redis: import('ioredis').Redis;
+  const id: string;
+  const rawBody: string;
+  const recipient: SendMessageParams['recipient'];
+  const message: SendMessageParams;
+  const items: SendMessageParams[];
+  /** The reader's own code: a CRM, a logger, a job queue and its worker. */
+  const crm: { createContact(data: unknown, options: { signal: AbortSignal }): Promise<string> };
+  const log: { error(...values: unknown[]): void; warn(...values: unknown[]): void };
+  const deadLetters: { push(raw: unknown): Promise<void> };
+  const myQuota: { take(signal?: AbortSignal): Promise<void>; give(): void; holdFor(ms: number): void };
+  const queue: { add(name: string, data: unknown): Promise<unknown>; retryLater(data: unknown, delayMs: number): void };
+  const worker: { process(job: (job: { data: import('messaging-gateway-sdk').Webhook }) => Promise<void>): void };
+  function reply(message: unknown): Promise<void>;
+  const db: {
+    claim(key: string, leaseMs: number): Promise<import('messaging-gateway-sdk/webhooks').ClaimResult>;
+    markDone(key: string, ttlMs: number, reply: unknown): Promise<void>;
+    forget(key: string, token?: string): Promise<void>;
+  };
+  /** The runtimes' globals, as far as the snippets use them. */
+  const Bun: { serve(options: { port: number; fetch(request: Request, server: unknown): Promise<Response> }): unknown };
+  const Deno: {
+    serve(options: { port: number }, handler: (request: Request, info: unknown) => Promise<Response>): unknown;
+    env: { get(name: string): string | undefined };
+  };
+}
+export {};
+`;
+
+interface Block {
+  line: number;
+  code: string;
+}
+
+function blocks(markdown: string): Block[] {
+  const found: Block[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? '')) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
+    found.push({ line: start + 1, code: lines.slice(start, end).join('\n') });
+    i = end;
+  }
+  return found;
+}
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const all = blocks(readFileSync(join(root, 'README.md'), 'utf8'));
+const checked = all.filter((block) => !OPT_OUT.test(block.code));
+const files = new Map<string, number>();
+checked.forEach((block, index) => {
+  const file = `block-${String(index + 1).padStart(2, '0')}.ts`;
+  files.set(file, block.line);
+  writeFileSync(join(out, file), `${block.code}\nexport {};\n`);
+});
+writeFileSync(join(out, 'context.d.ts'), CONTEXT);
+writeFileSync(
+  join(out, 'tsconfig.json'),
+  JSON.stringify({
+    extends: '../../tsconfig.json',
+    // NestJS snippets use parameter decorators, which need the legacy decorators Nest is built on.
+    compilerOptions: { experimentalDecorators: true, noUnusedLocals: false },
+    include: ['*.ts'],
+  }),
+);
+
+try {
+  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(out, 'tsconfig.json'), '--noEmit'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+} catch (error) {
+  const output = String((error as { stdout?: string }).stdout ?? error);
+  // Point each error at its README line: .tmp/readme/block-03.ts(5,10) → README.md:57:10
+  const mapped = output.replace(
+    /(?:\.tmp\/readme\/)?(block-\d+\.ts)\((\d+),(\d+)\)/g,
+    (_m, file, line, col) => {
+      const start = files.get(file) ?? 0;
+      return `README.md:${start + Number(line) - 1}:${col}`;
+    },
+  );
+  console.error(mapped);
+  console.error(`README: ${checked.length} ts blocks checked, some do not compile (see above)`);
+  process.exit(1);
+}
+const skipped = all.length - checked.length;
+console.log(
+  `README: ${checked.length} ts blocks compile${skipped ? `, ${skipped} marked "not compiled"` : ''}`,
+);

@@ -1,0 +1,14 @@
+// Runs in Deno: the BUILT /webhooks entry answering deliveries through createFetchHandler.
+import { createFetchHandler, WebhookHandler } from '../../../dist/webhooks.js';
+
+const hooks = new WebhookHandler({ secret: 'runtime-secret', dispatch: 'await' });
+hooks.on('message.add', ({ data }) => console.log(`received ${data[0]?.text}`));
+hooks.on('error', (_error, { stage }) => console.log(`error ${stage}`));
+Deno.serve(
+  {
+    port: 0,
+    hostname: '127.0.0.1',
+    onListen: ({ port }) => console.log(`listening ${port} on Deno ${Deno.version.deno}`),
+  },
+  createFetchHandler(hooks),
+);
