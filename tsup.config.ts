@@ -5,26 +5,20 @@ import { defineConfig } from 'tsup';
 // exported by the main entry, in ESM and in CJS alike (DESIGN.md, Entry points).
 // The bin `messaging-gateway` (dist/cli.js) keeps the shebang of src/cli/main.ts, and tsup marks
 // a file with a shebang executable.
+// The public entries: each gets its .d.ts; the bin needs none.
+const entries = {
+  index: 'src/index.ts',
+  webhooks: 'src/webhooks.ts',
+  schemas: 'src/schemas.ts',
+  redis: 'src/redis.ts',
+  testing: 'src/testing.ts',
+};
+
 export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    webhooks: 'src/webhooks.ts',
-    schemas: 'src/schemas.ts',
-    redis: 'src/redis.ts',
-    testing: 'src/testing.ts',
-    cli: 'src/cli/main.ts',
-  },
+  entry: { ...entries, cli: 'src/cli/main.ts' },
   format: ['esm', 'cjs'],
   splitting: true,
-  dts: {
-    entry: {
-      index: 'src/index.ts',
-      webhooks: 'src/webhooks.ts',
-      schemas: 'src/schemas.ts',
-      redis: 'src/redis.ts',
-      testing: 'src/testing.ts',
-    },
-  },
+  dts: { entry: entries },
   sourcemap: true,
   clean: true,
   treeshake: true,

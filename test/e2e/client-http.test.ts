@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import {
@@ -8,7 +7,7 @@ import {
   RateLimitError,
 } from '../../src/core/errors.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
-import { listen } from '../support/servers.js';
+import { freePort, listen } from '../support/servers.js';
 
 const text = {
   channel_id: 'ch-1',
@@ -67,7 +66,7 @@ describe('GatewayClient over real HTTP (the fake gateway on 127.0.0.1)', () => {
   });
 
   it('repeats a POST whose connection was refused: it surely never left', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     let calls = 0;
     const c = new GatewayClient({
       baseUrl: `http://127.0.0.1:${port}`,
@@ -166,12 +165,3 @@ describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', 
     expect(large / small).toBeLessThan(35);
   });
 });
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as { port: number };
-  await new Promise((r) => probe.close(r));
-  return port;
-}

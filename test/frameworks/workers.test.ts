@@ -2,23 +2,14 @@
 // Miniflare run): fetch(request, env, ctx) with ctx.waitUntil keeps background listeners alive
 // after the 200; without ctx the runtime drops them once the answer is sent.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageAdd } from '../support/deliveries.js';
+import { freePort } from '../support/servers.js';
 import { skipFrameworks } from './cases.js';
 import { binary, eventually, type RuntimeProcess, startRuntime } from './runtime-process.js';
-
-/** A port free right now (workerd takes its address on the command line). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (

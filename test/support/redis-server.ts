@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from './servers.js';
 
 /** A private redis-server on 127.0.0.1, persistence off, stopped by its PID. */
 export interface RedisServer {
@@ -12,14 +12,6 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop). */
   start(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function spawnServer(port: number): Promise<ChildProcess> {

@@ -17,3 +17,12 @@ export async function listen(
       }),
   };
 }
+
+/** A loopback port free right now (nothing listens on it once this resolves). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
