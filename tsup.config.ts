@@ -24,5 +24,7 @@ export default defineConfig({
   treeshake: true,
   target: 'node22',
   platform: 'neutral',
-  external: ['ky', 'zod', 'eventemitter3', 'ioredis', 'redis'],
+  // Keep `node:` in imports: Deno and workers resolve built-ins only by that prefix.
+  removeNodeProtocol: false,
+  external: ['ky', 'zod', 'eventemitter3', 'ioredis', 'redis', /^node:/],
 });

@@ -20,7 +20,7 @@ try {
   );
   process.stdout.write('\n');
   results.forEach((r, i) => {
-    if (!r.ok) console.log(`  ${phones[i]}: ${r.error.message}`);
+    if (!r.ok) console.log(`  item ${i} (…${phones[i]?.slice(-4)}): ${r.error.message}`);
   });
 } finally {
   await close();

@@ -9,7 +9,7 @@ try {
     recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
     text: 'Your order #1042 has shipped',
   });
-  console.log(`accepted: request_id=${request_id} chat_id=${chat_id}`);
+  console.log(`accepted: request_id=${request_id} chat …${(chat_id ?? '').slice(-4)}`); // no full phone in logs
 } finally {
   await close();
 }

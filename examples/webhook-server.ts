@@ -17,10 +17,9 @@ const hooks = new WebhookHandler({
 hooks.on('message.add', ({ data }) => {
   for (const m of data)
     console.log(
-      `message.add ${m.direction} ${m.recipient.chat_type}:${m.recipient.chat_id} "${m.text ?? '[attachment]'}"`,
+      `message.add ${m.direction} ${m.recipient.chat_type}:…${String(m.recipient.chat_id).slice(-4)} ${m.text ? `${m.text.length} characters` : '[attachment]'}`,
     );
-  for (const m of data.filter(isInbound))
-    console.log(`  → would reply to ${m.recipient.name ?? m.recipient.chat_id}`);
+  for (const m of data.filter(isInbound)) console.log(`  → would reply to ${m.message_id}`);
 });
 hooks.on('message.status_update', ({ data }) => {
   for (const s of data)
@@ -44,7 +43,8 @@ hooks.on('v3.channelsUpdates', ({ channelsUpdates }) => {
 hooks.on('v3.test', () => console.log('v3 test probe answered 200'));
 hooks.on('unknown', (w) => console.log(`a new event kind: ${w.unknownEvent}`));
 hooks.on('error', (error, { stage, rawBody }) =>
-  console.error(`webhook ${stage} error: ${error.message}`, rawBody ?? ''),
+  // error.message names paths and kinds only; keep rawBody (phones, texts) in your dead-letter store, not a log
+  console.error(`webhook ${stage} error: ${error.message}`, rawBody === undefined ? '' : '(raw body kept)'),
 );
 
 // The service asks the CRM to create contacts and deals; the reply is checked before it is sent.

@@ -127,3 +127,4 @@ export {
   type Webhook,
 } from './webhooks/parse.js';
 export { qrToPng } from './webhooks/qr.js';
+export { SettlingEmitter } from './webhooks/settling-emitter.js';

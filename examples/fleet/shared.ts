@@ -30,5 +30,6 @@ export const deliveries = redisDeliveryStore(redis, { prefix: 'crm:delivery:', r
 export const tracker = new DeliveryTracker({ store: deliveries }).attach(hooks);
 
 hooks.on('message.add', async (event) => {
-  for (const message of event.data) console.log('inbound message in chat', message.chat_id);
+  for (const message of event.data)
+    console.log('inbound message in chat …', String(message.chat_id ?? '').slice(-4));
 });

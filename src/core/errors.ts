@@ -1,5 +1,5 @@
 /**
- * Every error the SDK throws, in one file so the hierarchy reads top to bottom (DESIGN.md, Errors).
+ * Every error the SDK throws, in one file so the hierarchy reads top to bottom.
  * This file imports nothing from ky: the `/webhooks` entry shares these classes.
  * @module
  */

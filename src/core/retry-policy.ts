@@ -1,5 +1,5 @@
 /**
- * Which failures are repeated, and how long to wait (DESIGN.md, Retries and the rate limit).
+ * Which failures are repeated, and how long to wait.
  * @module
  */
 

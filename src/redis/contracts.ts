@@ -1,7 +1,7 @@
 /**
- * The contracts the Redis stores fulfil, declared structurally so this entry needs nothing else:
- * the client's `rateLimit` option accepts any {@link RateLimiterLike}; `WebhookHandler`'s `dedupe`
- * option takes the `DedupeStore` of the webhooks entry.
+ * The contracts the Redis stores fulfil, as the client and the handler declare them: the client's
+ * `rateLimit` option accepts any {@link RateLimiterLike}; `WebhookHandler`'s `dedupe` option takes
+ * a `DedupeStore`. Types only: this entry loads nothing of them at run time.
  * @module
  */
 

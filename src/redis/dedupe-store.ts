@@ -25,6 +25,16 @@ return {'done', string.sub(v, 2)}
 `,
 );
 
+// Marks the key done while it holds this claim, or nothing: a holder whose lease ran out never
+// overwrites the claim of the attempt that took over.
+const completeScript = script(
+  'dedupe complete',
+  `local v = redis.call('GET', KEYS[1])
+if v and v ~= 'p' .. ARGV[1] and string.sub(v, 1, 1) == 'p' then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`,
+);
 // Deletes the key only while it still holds this claim: a release that reached Redis late never
 // forgets a claim someone else made since.
 const releaseScript = script(
@@ -75,11 +85,16 @@ export class RedisDedupeStore implements DedupeStore {
     }
   }
 
-  /** Marks `key` done for `ttlMs`, with the reply (JSON-serialisable) that a repeat gets. */
-  async complete(key: string, ttlMs: number, reply?: unknown, _token?: string): Promise<void> {
+  /** Marks `key` done for `ttlMs` with the reply (JSON-serialisable) a repeat gets; with a claim's token, only while that claim (or nothing) holds the key. */
+  async complete(key: string, ttlMs: number, reply?: unknown, claimToken?: string): Promise<void> {
     const value = reply === undefined ? 'd' : `d${JSON.stringify(reply)}`;
-    this.#held.delete(key);
-    await this.#redis.command('SET', ['SET', this.prefix + key, value, 'PX', Math.ceil(ttlMs)]);
+    const token = claimToken ?? this.#held.get(key);
+    if (claimToken === undefined || this.#held.get(key) === claimToken) this.#held.delete(key);
+    if (token === undefined) {
+      await this.#redis.command('SET', ['SET', this.prefix + key, value, 'PX', Math.ceil(ttlMs)]);
+    } else {
+      await this.#redis.eval(completeScript, [this.prefix + key], [token, value, Math.ceil(ttlMs)]);
+    }
   }
 
   /** Forgets `key` while it holds the claim named by `claimToken` (or this process's own claim); with neither, whatever it holds. */

@@ -1,6 +1,6 @@
 /**
  * Building blocks for reading what the service sends (responses and webhooks): structure is
- * checked, values are tolerated (DESIGN.md, Webhooks → Decoding).
+ * checked, values are tolerated.
  * @module
  */
 import { z } from 'zod';

@@ -21,7 +21,7 @@ function chunk(type: string, data: Buffer): Buffer {
 
 /**
  * A real PNG that looks like a QR code (finder squares and a pattern seeded by `seed`): what the
- * stand-in sends in channel.qr_update. It is not a scannable QR code.
+ * fake gateway sends in channel.qr_update. It is not a scannable QR code.
  */
 export function qrLikePng(seed: string, scale = 6): Buffer {
   const size = 25;

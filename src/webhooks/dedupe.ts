@@ -21,7 +21,11 @@ export type ClaimResult =
 export interface DedupeStore {
   /** Atomically claims `key` for `leaseMs` unless it is held or done; says which. */
   claim(key: string, leaseMs: number): ClaimResult | Promise<ClaimResult>;
-  /** Marks `key` done for `ttlMs`, remembering the CRM reply a repeat of it must get. */
+  /**
+   * Marks `key` done for `ttlMs`, remembering the CRM reply a repeat of it must get. With the
+   * `token` of a claim, only while that claim still holds the key, or nothing does: a holder whose
+   * lease ran out never overwrites the claim of the attempt that took over.
+   */
   complete(key: string, ttlMs: number, reply?: unknown, token?: string): void | Promise<void>;
   /**
    * Forgets `key`, so the service's next attempt of a failed delivery is processed. With the
@@ -93,9 +97,17 @@ export class MemoryDedupeStore implements DedupeStore {
     return { state: 'claimed', token };
   }
 
-  complete(key: string, ttlMs: number, reply?: unknown): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return; // evicted or released meanwhile: nothing to remember it by
+  complete(key: string, ttlMs: number, reply?: unknown, token?: string): void {
+    const now = this.#now();
+    let entry = this.#entries.get(key);
+    if (entry && entry.expires > now && token !== undefined && entry.token !== token) return; // taken over
+    if (!entry || entry.expires <= now) {
+      // Evicted or expired meanwhile: the work is done all the same, so remember it.
+      if (entry) this.#entries.delete(key);
+      const claimed = this.claim(key, ttlMs);
+      entry = this.#entries.get(key);
+      if (claimed.state !== 'claimed' || !entry) return;
+    }
     entry.done = true;
     entry.reply = reply;
     entry.expires = this.#now() + this.#cap(ttlMs);

@@ -28,11 +28,19 @@ export const OUTCOMES = {
   methodNotAllowed: {
     status: 405,
     body: { error: 'method_not_allowed' },
-    headers: { allow: 'POST' },
+    headers: { allow: 'POST', connection: 'close' },
     key: 'none',
   },
-  /** Neither the right secret nor, for v3, the right crmKey: the body is not read. */
-  unauthorized: { status: 401, body: { error: 'unauthorized' }, key: 'none' },
+  /**
+   * Neither the right secret nor, for v3, the right crmKey: the body is not read, and the
+   * connection is closed rather than drained.
+   */
+  unauthorized: {
+    status: 401,
+    body: { error: 'unauthorized' },
+    headers: { connection: 'close' },
+    key: 'none',
+  },
   /** Over `maxBodyBytes`: reading stops there and the connection is closed. */
   tooLarge: { status: 413, body: { error: 'body_too_large' }, headers: { connection: 'close' }, key: 'none' },
   /** Not complete within `bodyTimeoutMs`. */
@@ -69,10 +77,11 @@ export const OUTCOMES = {
 /** The name of an outcome. */
 export type Outcome = keyof typeof OUTCOMES;
 
-/** The answer of an outcome; `reply` (a CRM reply) replaces the row's body. */
+/** The answer of an outcome; on a 200 row, `reply` (a CRM reply) replaces the row's body. */
 export function answerOf(outcome: Outcome, reply?: unknown): WebhookResponse {
   const row: OutcomeRow = OUTCOMES[outcome];
-  if (reply !== undefined) return jsonResponse(row.status, reply, row.headers);
+  // A CRM reply answers only a delivery that succeeded; a failure never carries it.
+  if (reply !== undefined && row.status === 200) return jsonResponse(row.status, reply, row.headers);
   return { ...FIXED[outcome], headers: { ...FIXED[outcome].headers } };
 }
 

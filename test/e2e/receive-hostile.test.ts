@@ -71,6 +71,8 @@ describe('A receiver no client can crash or starve', () => {
       ),
     );
     expect(answers.every((a) => a.startsWith('HTTP/1.1 401'))).toBe(true);
+    // Closed, not drained: the sender cannot push the rest of its body through the server.
+    expect(answers.every((a) => /\r\nconnection: close\r\n/i.test(a))).toBe(true);
   });
 
   it('answers a chunked body over the limit 413 and a lying length or bad bytes 4xx, and lives on', async () => {

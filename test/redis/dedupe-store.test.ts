@@ -50,6 +50,20 @@ describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a re
       expect(await a.claim('k4', 10_000)).toEqual({ state: 'processing' });
     });
 
+    it('with the token of a claim that lost the key, neither release nor complete touches the new claim', async () => {
+      const a = store(0);
+      const first = await a.claim('k6', 100);
+      await sleep(150);
+      const second = await a.claim('k6', 10_000); // the same process: only the token tells them apart
+      expect(second).toMatchObject({ state: 'claimed' });
+      const stale = (first as { token: string }).token;
+      await a.release('k6', stale);
+      await a.complete('k6', 10_000, { id: 'late' }, stale);
+      expect(await a.claim('k6', 10_000)).toEqual({ state: 'processing' });
+      await a.complete('k6', 10_000, { id: 'second' }, (second as { token: string }).token);
+      expect(await a.claim('k6', 10_000)).toEqual({ state: 'done', reply: { id: 'second' } });
+    });
+
     it('done keys expire after their ttl', async () => {
       const a = store(0);
       await a.claim('k5', 10_000);

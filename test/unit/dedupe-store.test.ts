@@ -32,9 +32,18 @@ describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotte
     const second = s.claim('k', 1000);
     expect(second).toMatchObject({ state: 'claimed' });
     s.release('k', (first as { token: string }).token); // the first holder failed, late
+    s.complete('k', 60_000, { id: 'late' }, (first as { token: string }).token); // or finished, late
     expect(s.claim('k', 1000)).toEqual({ state: 'processing' });
     s.release('k', (second as { token: string }).token);
     expect(s.claim('k', 1000)).toMatchObject({ state: 'claimed' });
+  });
+
+  it('remembers a completion whose claim was evicted meanwhile: the work was done', () => {
+    const { store: s } = store({ maxKeys: 1 });
+    s.claim('a', 1000);
+    s.claim('b', 1000); // evicts a
+    s.complete('a', 60_000, { id: 'x' });
+    expect(s.claim('a', 1000)).toEqual({ state: 'done', reply: { id: 'x' } });
   });
 
   it('forgets a released key at once', () => {
