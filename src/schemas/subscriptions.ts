@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { httpUrl, nonEmpty } from './common.js';
 import { V2_EVENTS } from './constants.js';
-import { ALWAYS, idString, lenientBoolean, lenientString } from './lenient.js';
+import { idString, lenientBoolean, lenientString } from './lenient.js';
 
 export { V2_EVENTS };
 
@@ -14,20 +14,6 @@ export { V2_EVENTS };
 export type V2EventName = (typeof V2_EVENTS)[number];
 /** Schema of {@link V2EventName}. */
 export const v2EventName = z.enum(V2_EVENTS, { error: `event must be one of ${V2_EVENTS.join(', ')}` });
-
-/** Spec: deal_add works only when contact_add is also subscribed. */
-function dealNeedsContact(items: readonly { event?: unknown }[], ctx: z.RefinementCtx) {
-  if (!Array.isArray(items)) return;
-  const events = new Set(items.map((i) => (typeof i === 'object' && i !== null ? i.event : undefined)));
-  if (events.has('crm_entities.deal_add') && !events.has('crm_entities.contact_add')) {
-    const at = items.findIndex((i) => i?.event === 'crm_entities.deal_add');
-    ctx.addIssue({
-      code: 'custom',
-      path: [at, 'event'],
-      message: 'crm_entities.deal_add works only together with crm_entities.contact_add: subscribe both',
-    });
-  }
-}
 
 /** One new subscription. */
 export const newSubscription = z.object({ url: httpUrl(), event: v2EventName });
@@ -38,10 +24,11 @@ export type NewSubscription = z.input<typeof newSubscription>;
 export const newSubscriptions = z.array(newSubscription).min(1, { error: 'give at least one subscription' });
 
 /**
- * POST /v2/webhooks items. The request alone cannot show what the account has already, so
- * deal_add must come with contact_add in the same call (`webhooks.ensure` checks the account).
+ * POST /v2/webhooks items, each checked alone. The rule that deal_add works only with
+ * contact_add depends on what the account has already: `client.webhooks.subscribe` judges it
+ * against the account's subscriptions, so this request schema does not.
  */
-export const subscribeParams = newSubscriptions.superRefine(dealNeedsContact, ALWAYS);
+export const subscribeParams = newSubscriptions;
 
 /** One changed subscription (PATCH /v2/webhooks). */
 export const subscriptionUpdate = z.object({ id: nonEmpty(), url: httpUrl(), event: v2EventName });
