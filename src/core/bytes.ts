@@ -1,5 +1,6 @@
-/** Joins chunks of `size` bytes in all into one array. */
+/** Joins chunks of `size` bytes in all into one array (a single chunk is returned as it is). */
 export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1 && (chunks[0] as Uint8Array).byteLength === size) return chunks[0] as Uint8Array;
   const all = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

@@ -299,8 +299,9 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
   async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<unknown[]> {
     const name = eventName(webhook);
     const emit = this.emitSettled.bind(this) as (event: string, webhook: Webhook) => Promise<unknown[]>;
-    const [own, any] = await Promise.all([emit(name, webhook), emit('webhook', webhook)]);
-    const failures = [...own, ...any];
+    const failures = this.listenerCount('webhook')
+      ? (await Promise.all([emit(name, webhook), emit('webhook', webhook)])).flat()
+      : await emit(name, webhook);
     for (const failure of failures) {
       const error = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(failure)}`, {
         cause: failure,

@@ -86,7 +86,6 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
       stream.removeListener('data', onData);
       stream.removeListener('end', onEnd);
       stream.removeListener('error', onGone);
-      stream.removeListener('aborted', onGone);
       stream.removeListener('close', onGone);
       resolve(result);
     };
@@ -104,7 +103,6 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onGone);
-    stream.on('aborted', onGone);
     stream.on('close', onGone); // 'end' comes before 'close' when the body was whole
   });
 }

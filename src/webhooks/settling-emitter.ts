@@ -1,6 +1,13 @@
 import { EventEmitter } from 'eventemitter3';
 
 type Fn = (...args: never[]) => unknown;
+
+/** No failures. Frozen: shared by every emit that had none. */
+const NONE: unknown[] = Object.freeze([]) as unknown as unknown[];
+
+function isThenable(value: unknown): boolean {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
 type Names<E extends EventEmitter.ValidEventTypes> = EventEmitter.EventNames<E>;
 type ListenerOf<E extends EventEmitter.ValidEventTypes, T extends Names<E>> = EventEmitter.EventListener<
   E,
@@ -63,6 +70,7 @@ export class SettlingEmitter<E extends EventEmitter.ValidEventTypes> extends Eve
    * error each listener threw or rejected with, empty when all succeeded.
    */
   async emitSettled<T extends Names<E>>(event: T, ...args: EventEmitter.EventArgs<E, T>): Promise<unknown[]> {
+    if (this.listenerCount(event) === 0) return NONE;
     const outcomes: unknown[] = [];
     const outer = this.#outcomes;
     this.#outcomes = outcomes;
@@ -71,6 +79,8 @@ export class SettlingEmitter<E extends EventEmitter.ValidEventTypes> extends Eve
     } finally {
       this.#outcomes = outer;
     }
+    // Listeners that returned no promise (the common, synchronous case) need no waiting.
+    if (!outcomes.some(isThenable)) return NONE;
     const settled = await Promise.allSettled(outcomes);
     return settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
   }
