@@ -50,7 +50,7 @@ try {
     const redis = require('messaging-gateway-sdk/redis');
     assert.equal(typeof redis.redisDeliveryStore, 'function');
     assert.throws(() => redis.redisRateLimiter({}, { key: 'k' }), main.GatewayError);
-    // ky is ESM-only: the CJS build loads it through require(esm) (Node >= 22.12).
+    // ky is ESM-only: the CJS build loads it with import() on the first call (the kit test below makes one).
     const client = new main.GatewayClient({ baseUrl: 'http://127.0.0.1:9', token: 't' });
     assert.equal(typeof client.messages.send, 'function');
     console.log('cjs: ok');

@@ -1,4 +1,4 @@
-import ky, { type KyInstance } from 'ky';
+import type { KyInstance } from 'ky';
 import { onAbort } from './abort.js';
 import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
@@ -45,7 +45,9 @@ const relative = (path: string) => path.replace(/^\/+/, '');
  */
 export class HttpCore {
   readonly #options: ResolvedOptions;
-  readonly #ky: Record<Surface, KyInstance>;
+  // Loaded on the first call, not at import: ky costs about as much to load as zod.
+  #ky: Promise<Record<Surface, KyInstance>> | undefined;
+  readonly #kyOptions: Parameters<KyInstance['create']>[0];
   readonly #credentials: Record<Surface, CredentialSource>;
   readonly #prefix: Record<Surface, string>;
   readonly #headers: Record<string, string>;
@@ -68,16 +70,27 @@ export class HttpCore {
       redirect: 'manual' as const,
       fetch: options.fetch,
     };
-    this.#ky = {
-      v2: ky.create({ ...base, prefix: options.baseUrl }),
-      v3: ky.create({ ...base, prefix: options.v3BaseUrl }),
-    };
+    this.#kyOptions = base;
     this.#credentials = {
       v2: new CredentialSource(options.token, 'token (GATEWAY_TOKEN)'),
       v3: new CredentialSource(options.apiKey, 'apiKey (GATEWAY_API_KEY)'),
     };
     this.#headers = { 'user-agent': USER_AGENT, accept: 'application/json, text/plain', ...options.headers };
     this.log = new Log(options.logger, options.logLevel, () => this.#secrets());
+  }
+  /** The two ky instances (v2, v3), created when the first call needs them. */
+  #instances(): Promise<Record<Surface, KyInstance>> {
+    this.#ky ??= import('ky').then(
+      ({ default: ky }) => ({
+        v2: ky.create({ ...this.#kyOptions, prefix: this.#options.baseUrl }),
+        v3: ky.create({ ...this.#kyOptions, prefix: this.#options.v3BaseUrl }),
+      }),
+      (error: unknown) => {
+        this.#ky = undefined; // let the next call try again
+        throw error;
+      },
+    );
+    return this.#ky;
   }
 
   /** Whether request bodies are checked before sending. */
@@ -243,7 +256,8 @@ export class HttpCore {
     headers.authorization = `Bearer ${token}`;
     let attempt: Attempt;
     try {
-      const response = await this.#ky[spec.surface](relative(spec.path), {
+      const instances = await this.#instances();
+      const response = await instances[spec.surface](relative(spec.path), {
         method: spec.method,
         headers,
         json: spec.body,

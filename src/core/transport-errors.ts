@@ -1,4 +1,3 @@
-import { NetworkError } from 'ky';
 import { GatewayConnectionError, GatewayError, GatewayTimeoutError } from './errors.js';
 import type { Attempt } from './http.js';
 import { redact } from './redact.js';
@@ -24,7 +23,8 @@ export function failedExchange(cause: unknown, context: ExchangeContext, secrets
     return { ok: false, failure, error: new GatewayTimeoutError({ method, url, timeoutMs, retryable }) };
   }
   if (cause instanceof GatewayError) throw cause;
-  const root = cause instanceof NetworkError ? cause.cause : cause;
+  // ky wraps a failed fetch in its NetworkError (matched by name: ky is loaded only on first call).
+  const root = (cause as Error | undefined)?.name === 'NetworkError' ? (cause as Error).cause : cause;
   const errorCode = findErrorCode(root);
   const failure: AttemptFailure = { kind: 'connection', errorCode };
   const retryable = isRetryable(method, failure);
