@@ -4,14 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisDedupeStore } from '../../src/redis.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-server.js';
 
 describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a real redis-server', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.stop());
+  const server = useRedisServer();
 
   describe.each(CLIENTS)('with %s', (kind) => {
     let clients: Awaited<ReturnType<typeof connectClient>>[] = [];

@@ -5,17 +5,13 @@ import { redisDeliveryStore } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-server.js';
 
 const update = (request_id: string | null, status: string, extra: Partial<MessageStatusUpdate> = {}) =>
   ({ request_id, message_id: null, status, reason: null, ...extra }) as MessageStatusUpdate;
 
 describe.skipIf(skipRedis)('DeliveryTracker on redisDeliveryStore: two instances, one Redis', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.stop());
+  const server = useRedisServer();
 
   describe.each(CLIENTS)('with %s', (kind) => {
     let clients: Awaited<ReturnType<typeof connectClient>>[] = [];

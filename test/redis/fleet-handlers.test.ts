@@ -1,20 +1,14 @@
-// NEEDS THE MERGE OF ISSUE 9 (the new WebhookHandler: DedupeStore with claim/complete/release,
-// `dispatch`, `receive`). Until then this file is excluded from `tsc` (tsconfig.json) and skips
-// itself; the lead removes both the exclusion and the `needsIssue9` guard when merging.
+// Two WebhookHandlers sharing one redisDedupeStore, as two instances behind a load balancer.
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisDedupeStore } from '../../src/redis.js';
 import { WebhookHandler } from '../../src/webhooks/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-server.js';
 
 describe.skipIf(skipRedis)('two handlers sharing redisDedupeStore', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.stop());
+  const server = useRedisServer();
 
   it.each(CLIENTS)(
     'the same 200 deliveries to both at once: each key dispatched exactly once (%s)',

@@ -1,6 +1,3 @@
-// NEEDS THE MERGE OF ISSUE 9 (the new WebhookHandler: `dispatch: (webhook) => Promise<void>` and
-// `receive(webhook)`). Until then this file is excluded from `tsc` (tsconfig.json) and skips
-// itself; the lead removes both the exclusion and the `needsIssue9` guard when merging.
 // A durable queue with BullMQ, as the README and examples/fleet/ show it, on a real redis-server.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,19 +9,15 @@ import { WebhookHandler } from '../../src/webhooks/handler.js';
 import type { Webhook } from '../../src/webhooks/parse.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { skipRedis } from '../support/redis-clients.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-server.js';
 
 describe.skipIf(skipRedis)('a durable queue: BullMQ between the handler and its listeners', () => {
-  let server: RedisServer;
+  const server = useRedisServer();
   let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedisServer();
+  beforeAll(() => {
     redis = new Redis(server.port, '127.0.0.1', { maxRetriesPerRequest: null });
   });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
-  });
+  afterAll(() => redis?.disconnect());
   const connection = () => ({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
 
   /** The web side: answers 200 once the delivery is in the queue. */

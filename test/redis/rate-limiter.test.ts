@@ -4,7 +4,7 @@ import { GatewayError } from '../../src/core/errors.js';
 import { redisRateLimiter } from '../../src/redis.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-server.js';
 import { runSenders } from './fleet-processes.js';
 
 /** The most starts that any window of `intervalMs`, whatever its phase, contains. */
@@ -19,11 +19,7 @@ function busiestWindow(starts: number[], intervalMs: number): number {
 }
 
 describe.skipIf(skipRedis)('redisRateLimiter on a real redis-server', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.stop());
+  const server = useRedisServer();
 
   describe.each(CLIENTS)('with %s', (kind) => {
     let clients: Awaited<ReturnType<typeof connectClient>>[] = [];
@@ -122,17 +118,13 @@ describe.skipIf(skipRedis)('redisRateLimiter on a real redis-server', () => {
 describe.skipIf(skipRedis)(
   '3 processes sharing redisRateLimiter against the fake gateway enforcing 20/1000 ms',
   () => {
-    let server: RedisServer;
+    const server = useRedisServer();
     let standIn: FakeGateway;
     const rejected = () => standIn.requests.filter((r) => r.status === 429).length;
     beforeAll(async () => {
-      server = await startRedisServer();
       standIn = await createFakeGateway({ rateLimit: { requests: 20, intervalMs: 1000 } });
     });
-    afterAll(async () => {
-      await standIn?.close();
-      await server?.stop();
-    });
+    afterAll(() => standIn?.close());
     const run = (mode: 'redis' | 'memory', calls: number) =>
       runSenders({
         mode,

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { useRedisServer } from '../support/redis-server.js';
 
 const timeoutMs = 300;
 const status = { request_id: 'r1', message_id: null, status: 'sent', reason: null } as MessageStatusUpdate;
@@ -20,11 +20,7 @@ async function timed(promise: Promise<unknown>): Promise<{ error: unknown; ms: n
 }
 
 describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retryable, and says why', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(() => server?.stop());
+  const server = useRedisServer();
 
   describe.each(CLIENTS)('with %s', (kind) => {
     it('fails within its timeout while Redis is down, and works again once it is back', {

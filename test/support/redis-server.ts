@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './servers.js';
 
 /** A private redis-server on 127.0.0.1, persistence off, stopped by its PID. */
@@ -60,4 +61,17 @@ export async function startRedisServer(): Promise<RedisServer> {
       child ??= await spawnServer(port);
     },
   };
+}
+
+/**
+ * A private redis-server for the tests of the enclosing `describe`: started before them, stopped
+ * after. Call it inside the describe; the server's fields are there once its tests run.
+ */
+export function useRedisServer(): RedisServer {
+  const server = {} as RedisServer;
+  beforeAll(async () => {
+    Object.defineProperties(server, Object.getOwnPropertyDescriptors(await startRedisServer()));
+  });
+  afterAll(() => server.stop?.());
+  return server;
 }
