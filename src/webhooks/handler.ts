@@ -33,6 +33,8 @@ interface Delivery {
   waitUntil: HandleOptions['waitUntil'];
   /** The key this delivery holds a claim on, once it holds one. */
   claim?: Claim;
+  /** The step under way: what an unexpected failure is reported as. */
+  stage: ErrorContext['stage'];
   /** Work still running past its answer ('await', a queue function): its end decides the key. */
   lateWork?: Promise<boolean>;
 }
@@ -128,12 +130,13 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
     const delivery: Delivery = {
       context: { request: { method: String(request.method ?? ''), url: String(request.url ?? '') } },
       waitUntil: options.waitUntil,
+      stage: 'read',
     };
     let ending: Ending;
     try {
       ending = await this.#run(request, delivery);
     } catch (error) {
-      this.#report(asGatewayError(error), delivery, delivery.claim ? 'dispatch' : 'dedupe');
+      this.#report(asGatewayError(error), delivery, delivery.stage);
       ending = { outcome: 'unexpected' };
     }
     await this.#settle(ending, delivery);
@@ -180,6 +183,7 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
       return { outcome: 'bodyMissing' };
     }
     delivery.context.rawBody = read.body;
+    delivery.stage = 'decode';
     return this.#decode(read.body, auth, delivery);
   }
 
@@ -225,6 +229,7 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
   async #process(webhook: Webhook, delivery: Delivery): Promise<Ending> {
     const key = webhook.api === 'v2' ? webhook.meta.idempotency_key : undefined;
     if (key !== undefined && this.#claims) {
+      delivery.stage = 'dedupe';
       const claim = await this.#claims.claim(key);
       if (claim.state === 'done') return { outcome: 'duplicate', reply: claim.reply };
       if (claim.state === 'processing') return { outcome: 'processing' };
@@ -244,6 +249,7 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
           return { outcome: 'replyFailed' };
         }
       }
+      delivery.stage = 'dispatch';
       const outcome = slot
         ? this.#startBackground(webhook, delivery, slot)
         : await this.#dispatchNow(webhook, delivery);

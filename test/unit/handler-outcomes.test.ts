@@ -307,6 +307,20 @@ describe('The outcome table: each row answered as it says, the key treated as it
     expect(calls).toEqual(['claim:claimed']);
   });
 
+  it('an unexpected failure is reported with the step it happened in', async () => {
+    const { hooks, errors } = collecting();
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('touched');
+        },
+      },
+    );
+    expect((await hooks.handle(to(hostile))).status).toBe(500);
+    expect(errors.map(([e, c]) => [c.stage, e.message])).toEqual([['read', 'touched']]);
+  });
+
   it('every row of the table is one of these answers', () => {
     const rows = Object.fromEntries(
       Object.entries(OUTCOMES).map(([name, row]) => [name, [row.status, row.key]]),
