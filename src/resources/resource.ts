@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { GatewayPromise, type WithResponse } from '../core/api-promise.js';
 import { formatPath, GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';

@@ -2,7 +2,7 @@
  * Channels (spec: Endpoints → Channels, Resources → Channel).
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { digitsOnly, nonEmpty } from './common.js';
 import { CHANNEL_REASONS, CHANNEL_STATUSES, TIERS, TRANSPORTS } from './constants.js';
 import { idString, lenientEnum, lenientString } from './lenient.js';

@@ -2,7 +2,7 @@
  * Shared request objects of the spec (Resources): chat types, transports, recipient, attachment.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHAT_TYPES, TRANSPORTS } from './constants.js';
 import { ALWAYS } from './lenient.js';
 

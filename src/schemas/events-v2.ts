@@ -6,7 +6,7 @@
  * field that merely describes it is optional.
  * @module
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Issue } from '../core/errors.js';
 import { CHANNEL_REASONS, CHANNEL_STATUSES, CHAT_TYPES, TIERS, type V2_EVENTS } from './constants.js';
 import { type Kit, lazy, zodKit } from './kit.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Issue } from '../core/errors.js';
 
 /** Turns zod issues into the SDK's `{ path, message }` issues, under an optional path prefix. */

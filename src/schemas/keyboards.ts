@@ -2,7 +2,7 @@
  * Interactive keyboards (spec: Resources → Keyboard): one shape per kind of channel.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { httpUrl } from './common.js';
 import { ALWAYS } from './lenient.js';
 

@@ -6,7 +6,7 @@
  * describe different shapes. A test proves them equal on every fixture and a fuzzed corpus.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   expectedMessage,
   idString,

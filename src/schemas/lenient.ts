@@ -3,7 +3,7 @@
  * checked, values are tolerated.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What came, named by kind and never by value: a message may be logged, and a delivery's values

@@ -2,7 +2,7 @@
  * Messages (spec: Endpoints → Messages): send, edit, delete, dump.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { attachment, nonEmpty, recipient } from './common.js';
 import { type Keyboard, keyboardFor } from './keyboards.js';
 import { ALWAYS, idString } from './lenient.js';

@@ -4,7 +4,7 @@
  * before they are sent, so they are strict about types.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const id = z.union([z.string().min(1), z.number()], { error: 'id must be a non-empty string or a number' });
 

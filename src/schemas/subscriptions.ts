@@ -3,7 +3,7 @@
  * (spec: Endpoints → Webhook subscriptions, API v3 webhook settings).
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { httpUrl, nonEmpty } from './common.js';
 import { V2_EVENTS } from './constants.js';
 import { idString, lenientBoolean, lenientString } from './lenient.js';

@@ -9,7 +9,7 @@
  * test/unit/decode-differential.test.ts over every fixture and a fuzzed corpus.
  * @module
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Identity, Kit } from '../schemas/kit.js';
 import { enumSpelling } from '../schemas/lenient.js';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Issue } from '../core/errors.js';
 import type { RejectedItem } from '../schemas/events-v2.js';
 import { toIssues } from '../schemas/issues.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { V2_EVENTS } from '../schemas/constants.js';
 import { buildV2, type KnownV2Event, v2Schemas } from '../schemas/events-v2.js';
 import { buildV3, v3Schemas } from '../schemas/events-v3.js';

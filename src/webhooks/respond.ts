@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { GatewayError, GatewayValidationError } from '../core/errors.js';
 import { toIssues } from '../schemas/issues.js';
 import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../schemas/replies.js';
