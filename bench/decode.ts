@@ -4,8 +4,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { fastDecoders, zodDecoders } from '../src/webhooks/decoders.js';
-import { parseWebhook, safeDecode, safeParseWebhook } from '../src/webhooks/parse.js';
+import { fastDecoders, zodDecoders } from '../src/webhooks/decode/decoders.js';
+import { parseWebhook, safeDecode, safeParseWebhook } from '../src/webhooks/decode/parse.js';
 import { fixtures } from '../test/support/fixtures.js';
 import { median, verdict } from './stats.js';
 

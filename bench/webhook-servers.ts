@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeMiddleware } from '../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../src/webhooks/handler.js';
+import { WebhookHandler } from '../src/webhooks/receive/handler.js';
 
 let parsed = 0;
 const bare = createServer(async (req, res) => {

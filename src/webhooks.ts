@@ -98,13 +98,13 @@ export {
   type NodeRequestLike,
   type NodeResponseLike,
 } from './webhooks/adapters/node.js';
-export type { WebhookBody } from './webhooks/body.js';
+export type { WebhookBody } from './webhooks/decode/json-body.js';
 export {
   type ClaimResult,
   type DedupeStore,
   type MemoryDedupeOptions,
   MemoryDedupeStore,
-} from './webhooks/dedupe.js';
+} from './webhooks/receive/dedupe-store.js';
 export type {
   ErrorContext,
   ResponderContext,
@@ -112,12 +112,12 @@ export type {
   Responders,
   V3WebhookOf,
   WebhookEvents,
-} from './webhooks/events.js';
-export { isInbound, isOutbound } from './webhooks/guards.js';
-export { type HandleOptions, WebhookHandler } from './webhooks/handler.js';
-export type { DispatchMode, WebhookHandlerOptions } from './webhooks/handler-options.js';
-export type { WebhookRequest, WebhookResponse } from './webhooks/http.js';
-export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/outcomes.js';
+} from './webhooks/receive/events.js';
+export { isInbound, isOutbound } from './webhooks/decode/guards.js';
+export { type HandleOptions, WebhookHandler } from './webhooks/receive/handler.js';
+export type { DispatchMode, WebhookHandlerOptions } from './webhooks/receive/options.js';
+export type { WebhookRequest, WebhookResponse } from './webhooks/receive/request.js';
+export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/receive/outcomes.js';
 export {
   parseV2Webhook,
   parseV3Webhook,
@@ -125,6 +125,6 @@ export {
   type SafeParseWebhookResult,
   safeParseWebhook,
   type Webhook,
-} from './webhooks/parse.js';
-export { qrToPng } from './webhooks/qr.js';
+} from './webhooks/decode/parse.js';
+export { qrToPng } from './webhooks/decode/qr-to-png.js';
 export { SettlingEmitter } from './webhooks/settling-emitter.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
-import { safeParseWebhook, type Webhook } from '../webhooks/parse.js';
+import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
 import { EXIT, formatPath, type Io, readInput, UsageError } from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */

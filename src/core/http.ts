@@ -1,5 +1,5 @@
 import type { KyInstance } from 'ky';
-import { onAbort } from './abort.js';
+import { onAbort } from '../internal/on-abort.js';
 import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
 import { type GatewayError, GatewayTimeoutError } from './errors.js';
@@ -11,7 +11,7 @@ import { redact } from './redact.js';
 import { type CallOptions, type ResolvedOptions, resolveCallOptions } from './resolve-options.js';
 import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
 import { type AttemptFailure, backoffDelay, isRetryable, parseRetryAfter } from './retry-policy.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../internal/sleep.js';
 import { failedExchange } from './transport-errors.js';
 import { USER_AGENT } from './user-agent.js';
 

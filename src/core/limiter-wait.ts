@@ -1,4 +1,4 @@
-import { onAbort } from './abort.js';
+import { onAbort } from '../internal/on-abort.js';
 import type { RateLimiterLike, Release } from './rate-limiter.js';
 
 /**

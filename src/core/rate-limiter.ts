@@ -1,4 +1,4 @@
-import { onAbort } from './abort.js';
+import { onAbort } from '../internal/on-abort.js';
 import { checkCount, checkMs } from './checks.js';
 import { GatewayError } from './errors.js';
 

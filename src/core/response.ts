@@ -1,4 +1,4 @@
-import { readLimited } from './bytes.js';
+import { readLimited } from '../internal/bytes.js';
 import {
   AuthenticationError,
   BadRequestError,

@@ -6,4 +6,4 @@
  */
 
 export type { RateLimiterLike, Release } from '../core/rate-limiter.js';
-export type { ClaimResult, DedupeStore } from '../webhooks/dedupe.js';
+export type { ClaimResult, DedupeStore } from '../webhooks/receive/dedupe-store.js';

@@ -1,6 +1,6 @@
 import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
-import type { WebhookHandler } from '../webhooks/handler.js';
+import type { WebhookHandler } from '../webhooks/receive/handler.js';
 import { SettlingEmitter } from '../webhooks/settling-emitter.js';
 import type { DeliveryStore, StatusEntry } from './delivery-store.js';
 import { type DeliveryStatus, type FinalStatus, rankOf } from './status-order.js';

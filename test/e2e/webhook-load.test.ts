@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd } from '../support/deliveries.js';
 import { listen } from '../support/servers.js';
 

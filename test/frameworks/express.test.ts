@@ -4,7 +4,7 @@ import express5 from 'express';
 import express4 from 'express4';
 import { describe, expect, it } from 'vitest';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
-import type { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { listen } from '../support/servers.js';
 import { deliveryCases, majorOf, skipFrameworks } from './cases.js';
 

@@ -5,7 +5,7 @@ import fastify5 from 'fastify';
 import fastify4 from 'fastify4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFastifyPlugin } from '../../src/webhooks/adapters/fastify.js';
-import type { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { deliveryCases, frameworkHandler, majorOf, type Receiver, skipFrameworks } from './cases.js';
 
 const APP_BODY_LIMIT = 4096;

@@ -6,7 +6,7 @@ import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../../src/webhooks/adapters/fetch.js';
-import type { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd } from '../support/deliveries.js';
 import { deliveryCases, frameworkHandler, type Receiver, SECRET, skipFrameworks } from './cases.js';
 

@@ -4,7 +4,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { createKoaMiddleware } from '../../src/webhooks/adapters/koa.js';
-import type { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { listen } from '../support/servers.js';
 import { deliveryCases } from './cases.js';
 

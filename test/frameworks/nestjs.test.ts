@@ -12,7 +12,7 @@ import {
   type NodeRequestLike,
   type NodeResponseLike,
 } from '../../src/webhooks/adapters/node.js';
-import type { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { deliveryCases, type Receiver } from './cases.js';
 
 /** The first way: a controller route that hands Nest's request and response to the middleware. */

@@ -2,7 +2,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { redisDedupeStore } from '../../src/redis.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { useRedisServer } from '../support/redis-server.js';

@@ -1,7 +1,7 @@
 import type { GatewayError } from '../../src/core/errors.js';
-import type { ErrorContext } from '../../src/webhooks/events.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
-import type { WebhookHandlerOptions } from '../../src/webhooks/handler-options.js';
+import type { ErrorContext } from '../../src/webhooks/receive/events.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import type { WebhookHandlerOptions } from '../../src/webhooks/receive/options.js';
 
 /** A handler with a secret whose errors are collected rather than logged. */
 export function collecting(options: WebhookHandlerOptions = {}) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type GatewayError, WebhookAuthError } from '../../src/core/errors.js';
 import { createFetchHandler } from '../../src/webhooks/adapters/fetch.js';
-import type { ErrorContext } from '../../src/webhooks/events.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { ErrorContext } from '../../src/webhooks/receive/events.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd } from '../support/deliveries.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
 

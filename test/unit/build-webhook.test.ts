@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildWebhook, DELIVERY_KINDS, type DeliveryKind } from '../../src/testing.js';
-import { parseWebhook, safeParseWebhook } from '../../src/webhooks/parse.js';
+import { parseWebhook, safeParseWebhook } from '../../src/webhooks/decode/parse.js';
 
 /** The decoded kind of a body: the v2 event, or `v3.` and the v3 type. */
 function decodedKind(body: unknown): string {

@@ -3,8 +3,8 @@
 // rejected items and the same issues.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastDecoders, zodDecoders } from '../../src/webhooks/decoders.js';
-import { safeDecode } from '../../src/webhooks/parse.js';
+import { fastDecoders, zodDecoders } from '../../src/webhooks/decode/decoders.js';
+import { safeDecode } from '../../src/webhooks/decode/parse.js';
 import { fixtures } from '../support/fixtures.js';
 
 const RUNS = 12_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
-import { parseV3Webhook, parseWebhook, safeParseWebhook } from '../../src/webhooks/parse.js';
+import { parseV3Webhook, parseWebhook, safeParseWebhook } from '../../src/webhooks/decode/parse.js';
 import { fixture } from '../support/fixtures.js';
 
 type Body = { event?: string; data: unknown[]; meta?: unknown } & Record<string, unknown>;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
-import { safeParseWebhook } from '../../src/webhooks/parse.js';
+import { safeParseWebhook } from '../../src/webhooks/decode/parse.js';
 import { fixtures } from '../support/fixtures.js';
 
 const RUNS = 10_000;

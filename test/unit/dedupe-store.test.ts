@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryDedupeStore } from '../../src/webhooks/dedupe.js';
+import { MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 
 function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {}) {
   const clock = { now: 0 };

@@ -3,7 +3,7 @@ import { DeliveryTimeoutError, MessageFailedError } from '../../src/core/errors.
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { StatusStore } from '../../src/tracking/status-store.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { post } from '../support/deliveries.js';
 
 const update = (request_id: string | null, status: string, extra: Partial<MessageStatusUpdate> = {}) =>

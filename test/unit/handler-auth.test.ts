@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { GatewayError, WebhookAuthError } from '../../src/core/errors.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
-import { SecretMatcher } from '../../src/webhooks/secure-compare.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { SecretMatcher } from '../../src/webhooks/receive/secret-matcher.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting } from '../support/handler.js';
@@ -109,7 +109,7 @@ describe('Secrets compared in constant time', () => {
 
 describe('The secret is read from the query as URLSearchParams reads it', () => {
   it('agrees with URLSearchParams on encoded, repeated, odd and missing values', async () => {
-    const { queryValue } = await import('../../src/webhooks/http.js');
+    const { queryValue } = await import('../../src/webhooks/receive/request.js');
     const urls = [
       '/h?secret=a%20b',
       '/h?secret=a+b',

@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
-import { STORE_TIMEOUT_MS } from '../../src/webhooks/claims.js';
-import { type ClaimResult, type DedupeStore, MemoryDedupeStore } from '../../src/webhooks/dedupe.js';
-import { OUTCOMES } from '../../src/webhooks/outcomes.js';
-import { parseWebhook } from '../../src/webhooks/parse.js';
+import { STORE_TIMEOUT_MS } from '../../src/webhooks/receive/claims.js';
+import { type ClaimResult, type DedupeStore, MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
+import { OUTCOMES } from '../../src/webhooks/receive/outcomes.js';
+import { parseWebhook } from '../../src/webhooks/decode/parse.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
@@ -466,7 +466,7 @@ describe('Nothing can hang a delivery or run its work twice', () => {
 
 describe('Listeners as an EventEmitter has them', () => {
   it('an async "error" listener that rejects leaves no unhandled rejection', async () => {
-    const { WebhookHandler } = await import('../../src/webhooks/handler.js');
+    const { WebhookHandler } = await import('../../src/webhooks/receive/handler.js');
     const hooks = new WebhookHandler({ secret: 's' });
     hooks.on('error', async () => {
       throw new Error('log sink down');

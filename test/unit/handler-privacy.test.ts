@@ -46,7 +46,7 @@ describe('Error messages and logs carry no value of a delivery: paths and kinds 
 
   it('logs to the console without them when nobody listens for "error"', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const { WebhookHandler } = await import('../../src/webhooks/handler.js');
+    const { WebhookHandler } = await import('../../src/webhooks/receive/handler.js');
     const hooks = new WebhookHandler({ secret: 's' });
     for (const body of brokenDeliveries()) await hooks.handle(post(body, '/hooks?secret=s'));
     const lines = log.mock.calls.flat().map(String).join('\n');

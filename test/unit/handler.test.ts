@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type GatewayError, GatewayValidationError, WebhookParseError } from '../../src/core/errors.js';
-import type { ErrorContext } from '../../src/webhooks/events.js';
-import { WebhookHandler } from '../../src/webhooks/handler.js';
+import type { ErrorContext } from '../../src/webhooks/receive/events.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 

@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../handler.js';
+import type { WebhookHandler } from '../receive/handler.js';
 
 /** The members of a Fastify request (4 and 5) the plugin touches. */
 export interface FastifyRequestLike {

@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../handler.js';
+import type { WebhookHandler } from '../receive/handler.js';
 
 /** What the runtime passes beside the request: Cloudflare Workers' `ctx`, Vercel's context. */
 export interface FetchContextLike {

@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../handler.js';
+import type { WebhookHandler } from '../receive/handler.js';
 
 /** The members of a Koa context (Koa 2 and 3) the middleware touches. */
 export interface KoaContextLike {

@@ -1,5 +1,5 @@
-import type { WebhookHandler } from '../handler.js';
-import { jsonResponse, type WebhookResponse } from '../http.js';
+import type { WebhookHandler } from '../receive/handler.js';
+import { jsonResponse, type WebhookResponse } from '../receive/request.js';
 
 /** The members of node's IncomingMessage (and Express's Request) the middleware touches. */
 export interface NodeRequestLike {

@@ -5,7 +5,7 @@ import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeMiddleware } from '../../../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../../../src/webhooks/handler.js';
+import { WebhookHandler } from '../../../src/webhooks/receive/handler.js';
 
 const env = process.env;
 const hooks = new WebhookHandler({

@@ -1,6 +1,6 @@
-import { GatewayError } from '../core/errors.js';
-import { type DedupeStore, MemoryDedupeStore } from './dedupe.js';
-import type { Webhook } from './parse.js';
+import { GatewayError } from '../../core/errors.js';
+import { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
+import type { Webhook } from '../decode/parse.js';
 
 /**
  * When the service hears 200, and so what a crash or a failing listener costs:

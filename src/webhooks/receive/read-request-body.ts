@@ -1,4 +1,4 @@
-import { concatBytes } from '../core/bytes.js';
+import { concatBytes } from '../../internal/bytes.js';
 
 /**
  * What reading a delivery's body came to: the body (text, bytes, or a value a framework's parser

@@ -1,4 +1,4 @@
-import { onAbort } from './abort.js';
+import { onAbort } from './on-abort.js';
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,13 +1,13 @@
-import type { GatewayError } from '../core/errors.js';
-import type { KnownV2Event, UnknownV2Webhook, V2WebhookOf } from '../schemas/events-v2.js';
-import type { V3Webhook, V3WebhookType } from '../schemas/events-v3.js';
+import type { GatewayError } from '../../core/errors.js';
+import type { KnownV2Event, UnknownV2Webhook, V2WebhookOf } from '../../schemas/events-v2.js';
+import type { V3Webhook, V3WebhookType } from '../../schemas/events-v3.js';
 import type {
   ContactAddReply,
   CreateContactReply,
   CreateDealReply,
   DealAddReply,
-} from '../schemas/replies.js';
-import type { Webhook } from './parse.js';
+} from '../../schemas/replies.js';
+import type { Webhook } from '../decode/parse.js';
 
 /** A v3 delivery of one type. */
 export type V3WebhookOf<T extends V3WebhookType> = Extract<V3Webhook, { type: T }>;

@@ -1,4 +1,4 @@
-import { WebhookParseError } from '../core/errors.js';
+import { WebhookParseError } from '../../core/errors.js';
 
 /** What a webhook body may be: text, bytes, or a value a body parser already made. */
 export type WebhookBody = string | Uint8Array | ArrayBuffer | object;

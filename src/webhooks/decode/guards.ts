@@ -1,5 +1,5 @@
-import type { MessageAdd } from '../schemas/events-v2.js';
-import type { V3Message } from '../schemas/events-v3.js';
+import type { MessageAdd } from '../../schemas/events-v2.js';
+import type { V3Message } from '../../schemas/events-v3.js';
 
 /**
  * Whether a message came from the contact (true) rather than from this account (false): v2

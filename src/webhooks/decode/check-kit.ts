@@ -10,8 +10,8 @@
  * @module
  */
 import type * as z from 'zod';
-import type { Identity, Kit } from '../schemas/kit.js';
-import { enumSpelling } from '../schemas/lenient.js';
+import type { Identity, Kit } from '../../schemas/kit.js';
+import { enumSpelling } from '../../schemas/lenient.js';
 
 /** zod would return the input as it is. */
 export const OK = 0;

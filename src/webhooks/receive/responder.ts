@@ -1,9 +1,9 @@
 import type * as z from 'zod';
-import { GatewayError, GatewayValidationError } from '../core/errors.js';
-import { toIssues } from '../schemas/issues.js';
-import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../schemas/replies.js';
+import { GatewayError, GatewayValidationError } from '../../core/errors.js';
+import { toIssues } from '../../schemas/issues.js';
+import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../../schemas/replies.js';
 import type { ResponderContext, ResponderKind, Responders } from './events.js';
-import type { Webhook } from './parse.js';
+import type { Webhook } from '../decode/parse.js';
 
 /** The reply schema of each CRM request (spec: Events → contact_add / deal_add, v3 create*). */
 const REPLY_SCHEMAS: Record<ResponderKind, z.ZodType> = {

@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import { V2_EVENTS } from '../schemas/constants.js';
-import { buildV2, type KnownV2Event, v2Schemas } from '../schemas/events-v2.js';
-import { buildV3, v3Schemas } from '../schemas/events-v3.js';
-import { lazy } from '../schemas/kit.js';
+import { V2_EVENTS } from '../../schemas/constants.js';
+import { buildV2, type KnownV2Event, v2Schemas } from '../../schemas/events-v2.js';
+import { buildV3, v3Schemas } from '../../schemas/events-v3.js';
+import { lazy } from '../../schemas/kit.js';
 import { asCheck, checkKit } from './check-kit.js';
-import type { Decoder } from './decode-items.js';
+import type { Decoder } from './items.js';
 
 /** Pairs every zod schema of `schemas` with the check built by the same builder. */
 function pair<T extends Record<string, z.ZodType>>(schemas: T, checks: T | undefined) {

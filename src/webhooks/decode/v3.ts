@@ -1,8 +1,8 @@
-import type { Issue } from '../core/errors.js';
-import type { V3Webhook } from '../schemas/events-v3.js';
-import { kindOf } from '../schemas/lenient.js';
-import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './decode-items.js';
-import { type Decoded, isRecord, nothingDecoded } from './decode-v2.js';
+import type { Issue } from '../../core/errors.js';
+import type { V3Webhook } from '../../schemas/events-v3.js';
+import { kindOf } from '../../schemas/lenient.js';
+import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './items.js';
+import { type Decoded, isRecord, nothingDecoded } from './v2.js';
 import { type Decoders, fastDecoders } from './decoders.js';
 
 // One property per kind (spec: API v3 webhook deliveries, 3); messages and statuses may share one.

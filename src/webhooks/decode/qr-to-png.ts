@@ -1,4 +1,4 @@
-import { GatewayError } from '../core/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const DATA_URL = /^data:image\/png;base64,/i;

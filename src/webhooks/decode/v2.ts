@@ -1,7 +1,7 @@
-import type { Issue } from '../core/errors.js';
-import { V2_EVENTS } from '../schemas/constants.js';
-import type { V2Webhook, WebhookMeta } from '../schemas/events-v2.js';
-import { decodeItems, decodeOne, IssueBudget } from './decode-items.js';
+import type { Issue } from '../../core/errors.js';
+import { V2_EVENTS } from '../../schemas/constants.js';
+import type { V2Webhook, WebhookMeta } from '../../schemas/events-v2.js';
+import { decodeItems, decodeOne, IssueBudget } from './items.js';
 import { type Decoders, fastDecoders } from './decoders.js';
 
 /**

@@ -1,7 +1,7 @@
 import type * as z from 'zod';
-import type { Issue } from '../core/errors.js';
-import type { RejectedItem } from '../schemas/events-v2.js';
-import { toIssues } from '../schemas/issues.js';
+import type { Issue } from '../../core/errors.js';
+import type { RejectedItem } from '../../schemas/events-v2.js';
+import { toIssues } from '../../schemas/issues.js';
 import { type Check, NO, OK } from './check-kit.js';
 
 /** Most issues one delivery keeps; the rest are counted, not listed (cost bounded by input). */

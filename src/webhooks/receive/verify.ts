@@ -1,5 +1,5 @@
-import { bearer, header, queryValue, type WebhookRequest } from './http.js';
-import { SecretMatcher } from './secure-compare.js';
+import { bearer, header, queryValue, type WebhookRequest } from './request.js';
+import { SecretMatcher } from './secret-matcher.js';
 
 /**
  * How a delivery proved itself: by the `?secret=` of its URL (any delivery), by the v3 crmKey in

@@ -1,7 +1,7 @@
-import { GatewayError, WebhookAuthError, WebhookParseError } from '../core/errors.js';
-import { readBody } from './body.js';
+import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
+import { readBody } from '../decode/json-body.js';
 import { type Claim, Claims } from './claims.js';
-import { BackgroundTasks, LATE, type Slot, within } from './dispatch.js';
+import { BackgroundTasks, LATE, type Slot, within } from './background-tasks.js';
 import {
   type ErrorContext,
   eventName,
@@ -9,13 +9,13 @@ import {
   type Responders,
   type WebhookEvents,
 } from './events.js';
-import { type ResolvedOptions, resolveOptions, type WebhookHandlerOptions } from './handler-options.js';
-import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './http.js';
+import { type ResolvedOptions, resolveOptions, type WebhookHandlerOptions } from './options.js';
+import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './request.js';
 import { answerOf, OUTCOMES, type Outcome } from './outcomes.js';
-import { copyParsed, decodeAs, surfaceOf, type Webhook } from './parse.js';
-import { readRequestBody } from './read-body.js';
-import { responderKind, runResponder } from './respond.js';
-import { SettlingEmitter } from './settling-emitter.js';
+import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
+import { readRequestBody } from './read-request-body.js';
+import { responderKind, runResponder } from './responder.js';
+import { SettlingEmitter } from '../settling-emitter.js';
 import { type Authentication, Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */

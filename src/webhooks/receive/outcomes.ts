@@ -1,4 +1,4 @@
-import { jsonResponse, type WebhookResponse } from './http.js';
+import { jsonResponse, type WebhookResponse } from './request.js';
 
 /** What an outcome does to the delivery's idempotency key. */
 export type KeyAction = 'none' | 'kept' | 'done' | 'released';

@@ -1,9 +1,9 @@
-import { type Issue, WebhookParseError } from '../core/errors.js';
-import type { V2Webhook } from '../schemas/events-v2.js';
-import type { V3Webhook } from '../schemas/events-v3.js';
-import { readBody, type WebhookBody } from './body.js';
-import { type Decoded, decodeV2, isRecord } from './decode-v2.js';
-import { decodeV3 } from './decode-v3.js';
+import { type Issue, WebhookParseError } from '../../core/errors.js';
+import type { V2Webhook } from '../../schemas/events-v2.js';
+import type { V3Webhook } from '../../schemas/events-v3.js';
+import { readBody, type WebhookBody } from './json-body.js';
+import { type Decoded, decodeV2, isRecord } from './v2.js';
+import { decodeV3 } from './v3.js';
 import type { Decoders } from './decoders.js';
 
 /** Any decoded delivery: a discriminated union on `api`, then on `event` (v2) or `type` (v3). */
