@@ -1,6 +1,6 @@
 import { HttpCore } from './core/http.js';
 import type { ClientOptions } from './core/options.js';
-import { resolveOptions } from './core/resolve-options.js';
+import { resolveClientOptions } from './core/resolve-options.js';
 import { Channels } from './resources/channels.js';
 import { Messages } from './resources/messages.js';
 import { V3 } from './resources/v3.js';
@@ -33,7 +33,7 @@ export class GatewayClient {
    * GatewayValidationError naming the option when an option is out of range or of the wrong kind
    */
   constructor(options: ClientOptions = {}) {
-    this.#core = new HttpCore(resolveOptions(options));
+    this.#core = new HttpCore(resolveClientOptions(options));
     this.messages = new Messages(this.#core);
     this.channels = new Channels(this.#core);
     this.webhooks = new Webhooks(this.#core);

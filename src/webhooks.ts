@@ -98,7 +98,17 @@ export {
   type NodeRequestLike,
   type NodeResponseLike,
 } from './webhooks/adapters/node.js';
+export { isInbound, isOutbound } from './webhooks/decode/guards.js';
 export type { WebhookBody } from './webhooks/decode/json-body.js';
+export {
+  parseV2Webhook,
+  parseV3Webhook,
+  parseWebhook,
+  type SafeParseWebhookResult,
+  safeParseWebhook,
+  type Webhook,
+} from './webhooks/decode/parse.js';
+export { qrToPng } from './webhooks/decode/qr-to-png.js';
 export {
   type ClaimResult,
   type DedupeStore,
@@ -113,18 +123,7 @@ export type {
   V3WebhookOf,
   WebhookEvents,
 } from './webhooks/receive/events.js';
-export { isInbound, isOutbound } from './webhooks/decode/guards.js';
 export { type HandleOptions, WebhookHandler } from './webhooks/receive/handler.js';
 export type { DispatchMode, WebhookHandlerOptions } from './webhooks/receive/options.js';
-export type { WebhookRequest, WebhookResponse } from './webhooks/receive/request.js';
 export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/receive/outcomes.js';
-export {
-  parseV2Webhook,
-  parseV3Webhook,
-  parseWebhook,
-  type SafeParseWebhookResult,
-  safeParseWebhook,
-  type Webhook,
-} from './webhooks/decode/parse.js';
-export { qrToPng } from './webhooks/decode/qr-to-png.js';
-export { SettlingEmitter } from './webhooks/settling-emitter.js';
+export type { WebhookRequest, WebhookResponse } from './webhooks/receive/request.js';

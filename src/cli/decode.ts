@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
+import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
-import { EXIT, formatPath, type Io, readInput, UsageError } from './io.js';
+import { EXIT, type Io, readInput, UsageError } from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -61,7 +62,7 @@ export async function decode(args: string[], io: Io): Promise<number> {
     if (values.json) io.out(JSON.stringify({ ok: false, issues }));
     else {
       io.out(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
-      for (const issue of issues) io.out(`  ${formatPath(issue.path)}: ${issue.message}`);
+      for (const issue of issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
     }
     return EXIT.failed;
   }
@@ -79,7 +80,7 @@ export async function decode(args: string[], io: Io): Promise<number> {
   for (const [path, item] of items) io.out(`${path}: ${JSON.stringify(item)}`);
   for (const r of rejected) {
     io.out(`rejected item ${r.index}:`);
-    for (const issue of r.issues) io.out(`  ${formatPath(issue.path)}: ${issue.message}`);
+    for (const issue of r.issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
   }
   return EXIT.ok;
 }

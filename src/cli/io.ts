@@ -28,9 +28,3 @@ export const processIo: Io = {
 export function readInput(file: string | undefined, io: Io): Promise<string> {
   return file === undefined || file === '-' ? io.readStdin() : readFile(file, 'utf8');
 }
-
-/** An issue path as a reader writes it: `data[0].recipient`; the body itself is `(body)`. */
-export function formatPath(path: readonly (string | number)[]): string {
-  if (path.length === 0) return '(body)';
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-}

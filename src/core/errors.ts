@@ -1,3 +1,4 @@
+import { formatPath } from '../internal/format-path.js';
 /**
  * Every error the SDK throws, in one file so the hierarchy reads top to bottom.
  * This file imports nothing from ky: the `/webhooks` entry shares these classes.
@@ -13,16 +14,6 @@ export interface Issue {
   path: (string | number)[];
   /** A sentence naming the rule that was broken. */
   message: string;
-}
-
-/** Renders a field path as `recipient.phone` or `keyboard.buttons[0].text`. */
-export function formatPath(path: readonly (string | number | symbol)[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
 }
 
 function summarize(issues: readonly Issue[]): string {

@@ -1,5 +1,7 @@
 import type { KyInstance } from 'ky';
 import { onAbort } from '../internal/on-abort.js';
+import { sleep } from '../internal/sleep.js';
+import type { Surface } from '../schemas/constants.js';
 import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
 import { type GatewayError, GatewayTimeoutError } from './errors.js';
@@ -8,15 +10,17 @@ import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
 import { RateLimiter, type RateLimiterLike } from './rate-limiter.js';
 import { redact } from './redact.js';
-import { type CallOptions, type ResolvedOptions, resolveCallOptions } from './resolve-options.js';
+import { type CallOptions, type ResolvedClientOptions, resolveCallOptions } from './resolve-options.js';
 import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
-import { type AttemptFailure, backoffDelay, isRetryable, parseRetryAfter } from './retry-policy.js';
-import { sleep } from '../internal/sleep.js';
+import {
+  type Attempt,
+  type AttemptFailure,
+  backoffDelay,
+  isRetryable,
+  parseRetryAfter,
+} from './retry-policy.js';
 import { failedExchange } from './transport-errors.js';
 import { USER_AGENT } from './user-agent.js';
-
-/** API v2 (enveloped, token) or API v3 (plain, API key). */
-export type Surface = 'v2' | 'v3';
 
 /** One call as the resources describe it: no HTTP detail beyond method, path, query, body. */
 export interface CallSpec {
@@ -27,11 +31,6 @@ export interface CallSpec {
   query?: Record<string, string>;
   body?: unknown;
 }
-
-/** The outcome of one attempt. */
-export type Attempt =
-  | { ok: true; answer: WithResponse<unknown> }
-  | { ok: false; failure: AttemptFailure; error: GatewayError; retryAfterMs?: number | undefined };
 
 /** The reason the attempt's own controller aborts with when its time is up. */
 export const TIMED_OUT = Symbol('attempt timed out');
@@ -44,7 +43,7 @@ const relative = (path: string) => path.replace(/^\/+/, '');
  * retry policy, the envelope and the log. It knows nothing of resources.
  */
 export class HttpCore {
-  readonly #options: ResolvedOptions;
+  readonly #options: ResolvedClientOptions;
   // Loaded on the first call, not at import: ky costs about as much to load as zod.
   #ky: Promise<Record<Surface, KyInstance>> | undefined;
   readonly #kyOptions: Parameters<KyInstance['create']>[0];
@@ -57,7 +56,7 @@ export class HttpCore {
   readonly log: Log;
   #longWaits = { count: 0, longest: 0, loggedAt: Number.NEGATIVE_INFINITY };
 
-  constructor(options: ResolvedOptions) {
+  constructor(options: ResolvedClientOptions) {
     this.#options = options;
     this.limiter = options.limiter;
     this.#prefix = { v2: options.baseUrl, v3: options.v3BaseUrl };

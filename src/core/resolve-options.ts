@@ -6,7 +6,7 @@ import type { ClientOptions, FetchLike, RequestOptions } from './options.js';
 import { RateLimiter, type RateLimiterLike, type RateLimitOptions } from './rate-limiter.js';
 
 /** ClientOptions with defaults and environment fallbacks applied, every figure checked. */
-export interface ResolvedOptions {
+export interface ResolvedClientOptions {
   token: Credential | undefined;
   apiKey: Credential | undefined;
   baseUrl: string;
@@ -90,7 +90,7 @@ function resolveLogLevel(option: unknown): LogLevel {
 }
 
 /** Applies defaults and environment fallbacks; throws a GatewayError naming any bad option. */
-export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
+export function resolveClientOptions(options: ClientOptions = {}): ResolvedClientOptions {
   const baseUrl = options.baseUrl ?? env('GATEWAY_BASE_URL');
   if (!baseUrl) {
     throw new GatewayError('No base URL: pass baseUrl to GatewayClient or set GATEWAY_BASE_URL');
@@ -118,7 +118,7 @@ export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
 }
 
 /** Checks a call's own options and fills in the client's; throws a GatewayValidationError. */
-export function resolveCallOptions(options: RequestOptions, client: ResolvedOptions): CallOptions {
+export function resolveCallOptions(options: RequestOptions, client: ResolvedClientOptions): CallOptions {
   const what = 'call options';
   return {
     signal: options.signal,

@@ -1,4 +1,5 @@
 import { readLimited } from '../internal/bytes.js';
+import { isRecord } from '../internal/is-record.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -40,13 +41,9 @@ export function parseBody(text: string): unknown {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The `data` of a v2 envelope; tolerates an empty answer (`null`) and a body without envelope. */
 export function unwrapEnvelope(body: unknown): unknown {
-  if (isObject(body) && 'data' in body) return body.data ?? null;
+  if (isRecord(body) && 'data' in body) return body.data ?? null;
   return body;
 }
 
@@ -71,8 +68,8 @@ function text(value: unknown): string | undefined {
 export function requestIdOf(headers: Headers, body: unknown): string | undefined {
   const header = headers.get('x-request-id');
   if (header) return header;
-  if (!isObject(body)) return undefined;
-  const data = isObject(body.data) ? body.data : {};
+  if (!isRecord(body)) return undefined;
+  const data = isRecord(body.data) ? body.data : {};
   return text(body.request_id) ?? text(body.requestId) ?? text(data.request_id) ?? text(data.requestId);
 }
 
@@ -91,12 +88,12 @@ export function apiErrorInit(
   headers: Headers,
   request: { method: string; url: string },
 ): GatewayApiErrorInit {
-  const b = isObject(body) ? body : {};
+  const b = isRecord(body) ? body : {};
   const rawError = b.error;
-  const code = isObject(rawError) ? text(rawError.code) : text(rawError);
+  const code = isRecord(rawError) ? text(rawError.code) : text(rawError);
   const description =
     text(b.description) ??
-    (isObject(rawError) ? (text(rawError.description) ?? text(rawError.message)) : undefined) ??
+    (isRecord(rawError) ? (text(rawError.description) ?? text(rawError.message)) : undefined) ??
     text(b.message) ??
     (typeof body === 'string' && body.length <= 500 ? body : undefined);
   const requestId = requestIdOf(headers, body);

@@ -1,3 +1,5 @@
+import type { WithResponse } from './api-promise.js';
+import type { GatewayError } from './errors.js';
 /**
  * Which failures are repeated, and how long to wait.
  * @module
@@ -19,6 +21,11 @@ export const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
+
+/** The outcome of one attempt. */
+export type Attempt =
+  | { ok: true; answer: WithResponse<unknown> }
+  | { ok: false; failure: AttemptFailure; error: GatewayError; retryAfterMs?: number | undefined };
 
 /** What went wrong with one attempt, as far as the retry decision cares. */
 export type AttemptFailure =

@@ -1,7 +1,6 @@
 import { GatewayConnectionError, GatewayError, GatewayTimeoutError } from './errors.js';
-import type { Attempt } from './http.js';
 import { redact } from './redact.js';
-import { type AttemptFailure, findErrorCode, isRetryable } from './retry-policy.js';
+import { type Attempt, type AttemptFailure, findErrorCode, isRetryable } from './retry-policy.js';
 
 /** Where the failed exchange went, and whether its time ran out. */
 export interface ExchangeContext {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
+import { LATE, within } from '../internal/deadline.js';
 
 /** The members of an `ioredis` client (v5 or later) that the stores use. */
 export interface IoRedisLike {
@@ -159,24 +160,19 @@ export class RedisConnection {
     return close;
   }
 
-  #bounded<T>(what: string, promise: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new GatewayError(`Redis is unreachable: ${what} got no answer within ${this.timeoutMs} ms`, {
-              retryable: true,
-            }),
-          ),
-        this.timeoutMs,
-      );
-    });
-    return Promise.race([promise, timeout])
-      .catch((error: unknown) => {
-        throw toGatewayError(error, what);
-      })
-      .finally(() => clearTimeout(timer));
+  async #bounded<T>(what: string, promise: Promise<T>): Promise<T> {
+    let result: T | typeof LATE;
+    try {
+      result = await within(promise, this.timeoutMs);
+    } catch (error) {
+      throw toGatewayError(error, what);
+    }
+    if (result === LATE) {
+      throw new GatewayError(`Redis is unreachable: ${what} got no answer within ${this.timeoutMs} ms`, {
+        retryable: true,
+      });
+    }
+    return result;
   }
 }
 

@@ -1,8 +1,9 @@
 import type * as z from 'zod';
 import { GatewayPromise, type WithResponse } from '../core/api-promise.js';
-import { formatPath, GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
+import { GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
+import { formatPath } from '../internal/format-path.js';
 import { toIssues } from '../schemas/issues.js';
 
 /**
@@ -49,7 +50,7 @@ export abstract class Resource {
     const result = schema.safeParse(data);
     if (result.success) return result.data;
     const detail = toIssues(result.error)
-      .map((i) => `${formatPath(i.path) || '(root)'}: ${i.message}`)
+      .map((i) => `${formatPath(i.path, '(root)')}: ${i.message}`)
       .join('; ');
     throw new GatewayError(`Unexpected answer of ${what}: ${detail}`);
   }

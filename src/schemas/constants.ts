@@ -77,3 +77,6 @@ export const V2_EVENTS = [
   'messages_dump.status_update',
   'channel.update',
 ] as const;
+
+/** The two APIs of the service: v2 (snake_case, `client_access_token`) and v3 (camelCase, API key). */
+export type Surface = 'v2' | 'v3';

@@ -1,3 +1,4 @@
+import { isRecord } from '../internal/is-record.js';
 import type { KnownV2Event, V2Payload } from '../schemas/events-v2.js';
 import type {
   V3ChannelUpdate,
@@ -7,7 +8,7 @@ import type {
   V3Status,
   V3TemplateStatus,
 } from '../schemas/events-v3.js';
-import { deepMerge, isPlainObject } from './deep-merge.js';
+import { deepMerge } from './deep-merge.js';
 import { V2_DEFAULTS } from './defaults-v2.js';
 import { V3_DEFAULTS } from './defaults-v3.js';
 import { type IdSource, idSource } from './ids.js';
@@ -137,6 +138,6 @@ export function buildWebhook<K extends DeliveryKind>(
   options: BuildWebhookOptions = {},
 ): DeliveryBody<K> {
   if (!isDeliveryKind(kind)) throw new TypeError(`buildWebhook: unknown kind "${String(kind)}"`);
-  if (!isPlainObject(overrides)) throw new TypeError('buildWebhook: overrides must be an object');
+  if (!isRecord(overrides)) throw new TypeError('buildWebhook: overrides must be an object');
   return buildBody(kind, idSource(options.seed, options.now), overrides) as DeliveryBody<K>;
 }

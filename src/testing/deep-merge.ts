@@ -1,7 +1,4 @@
-/** A plain object (not an array, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../internal/is-record.js';
 
 /**
  * Merges `override` into `base`, returning a new value:
@@ -18,7 +15,7 @@ export function deepMerge(base: unknown, override: unknown, itemFor?: (index: nu
     const items = Array.isArray(base) ? base : [];
     return override.map((item, i) => deepMerge(itemFor ? itemFor(i) : (items[i] ?? items[0]), item));
   }
-  if (isPlainObject(override) && isPlainObject(base)) {
+  if (isRecord(override) && isRecord(base)) {
     const merged: Record<string, unknown> = { ...base };
     for (const [key, value] of Object.entries(override)) merged[key] = deepMerge(base[key], value);
     return merged;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRecord } from '../internal/is-record.js';
 
 /** Largest request body the fake gateway reads (bytes). */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -50,7 +51,5 @@ export function fail(
 
 /** An object, or undefined. */
 export function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }

@@ -1,7 +1,8 @@
+import { EventEmitter } from 'eventemitter3';
 import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
+import { settleListeners } from '../internal/settle-listeners.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { WebhookHandler } from '../webhooks/receive/handler.js';
-import { SettlingEmitter } from '../webhooks/settling-emitter.js';
 import type { DeliveryStore, StatusEntry } from './delivery-store.js';
 import { type DeliveryStatus, type FinalStatus, rankOf } from './status-order.js';
 import { StatusStore } from './status-store.js';
@@ -61,7 +62,7 @@ const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
  * A fleet shares a store: `new DeliveryTracker({ store: redisDeliveryStore(redis) })` (from
  * `messaging-gateway-sdk/redis`).
  */
-export class DeliveryTracker extends SettlingEmitter<DeliveryTrackerEvents> {
+export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
   readonly #store: DeliveryStore;
   // What this process has seen: the store itself when it is the in-memory one; else a mirror fed
   // by this process's statuses and the shared store's feed (for statusOf and time-out errors).
@@ -126,7 +127,7 @@ export class DeliveryTracker extends SettlingEmitter<DeliveryTrackerEvents> {
   #emitStatus(update: MessageStatusUpdate & { request_id: string }): void {
     // Every listener runs (`once` honoured); a throw or rejection is logged, never thrown into the
     // delivery that carried the status.
-    void this.emitSettled('status', update).then((failures) => {
+    void settleListeners(this, 'status', update).then((failures) => {
       for (const error of failures) {
         console.error(
           `[messaging-gateway-sdk] a DeliveryTracker 'status' listener failed: ${(error as Error)?.message ?? String(error)}`,

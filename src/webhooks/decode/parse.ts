@@ -1,10 +1,12 @@
 import { type Issue, WebhookParseError } from '../../core/errors.js';
+import { isRecord } from '../../internal/is-record.js';
+import type { Surface } from '../../schemas/constants.js';
 import type { V2Webhook } from '../../schemas/events-v2.js';
 import type { V3Webhook } from '../../schemas/events-v3.js';
-import { readBody, type WebhookBody } from './json-body.js';
-import { type Decoded, decodeV2, isRecord } from './v2.js';
-import { decodeV3 } from './v3.js';
 import type { Decoders } from './decoders.js';
+import { readBody, type WebhookBody } from './json-body.js';
+import { type Decoded, decodeV2 } from './v2.js';
+import { decodeV3 } from './v3.js';
 
 /** Any decoded delivery: a discriminated union on `api`, then on `event` (v2) or `type` (v3). */
 export type Webhook = V2Webhook | V3Webhook;
@@ -13,9 +15,6 @@ export type Webhook = V2Webhook | V3Webhook;
 export type SafeParseWebhookResult<W = Webhook> =
   | { success: true; data: W }
   | { success: false; error: WebhookParseError };
-
-/** The API surface that sent a delivery. */
-export type Surface = 'v2' | 'v3';
 
 /**
  * A v2 delivery names its event and carries `meta` (its envelope); a v3 body has one property per

@@ -1,8 +1,9 @@
 import type { Issue } from '../../core/errors.js';
+import { isRecord } from '../../internal/is-record.js';
 import { V2_EVENTS } from '../../schemas/constants.js';
 import type { V2Webhook, WebhookMeta } from '../../schemas/events-v2.js';
-import { decodeItems, decodeOne, IssueBudget } from './items.js';
 import { type Decoders, fastDecoders } from './decoders.js';
+import { decodeItems, decodeOne, IssueBudget } from './items.js';
 
 /**
  * The outcome of decoding one surface: the webhook (which lists its rejected items), or every
@@ -16,9 +17,6 @@ const known = new Map<string, (typeof V2_EVENTS)[number]>(
 );
 
 /** A plain JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Envelope fields other than the ones decoded, kept as they came (never `__proto__`). */
 export function extraFields(

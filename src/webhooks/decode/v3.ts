@@ -1,9 +1,10 @@
 import type { Issue } from '../../core/errors.js';
+import { isRecord } from '../../internal/is-record.js';
 import type { V3Webhook } from '../../schemas/events-v3.js';
 import { kindOf } from '../../schemas/lenient.js';
-import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './items.js';
-import { type Decoded, isRecord, nothingDecoded } from './v2.js';
 import { type Decoders, fastDecoders } from './decoders.js';
+import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './items.js';
+import { type Decoded, nothingDecoded } from './v2.js';
 
 // One property per kind (spec: API v3 webhook deliveries, 3); messages and statuses may share one.
 const KINDS = {

@@ -1,18 +1,3 @@
-/** What {@link within} resolves with when the time ran out first. */
-export const LATE: unique symbol = Symbol('late');
-
-/**
- * Resolves with what `work` resolves with, or {@link LATE} once `ms` passed first; rejects as
- * `work` does. The work itself goes on: a caller that gives up must decide what its late end does.
- */
-export function within<T>(work: Promise<T>, ms: number): Promise<T | typeof LATE> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<typeof LATE>((resolve) => {
-    timer = setTimeout(() => resolve(LATE), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 /** A place among the background dispatches, taken before a delivery's responder runs. */
 export interface Slot {
   /** Starts the dispatch in this place; `work` must not reject (failures are reported inside). */

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
+import { LATE, within } from '../../internal/deadline.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
-import { LATE, within } from './background-tasks.js';
 import type { KeyAction } from './outcomes.js';
 
 /** A delivery's hold on its idempotency key. */

@@ -1,7 +1,11 @@
+import { EventEmitter } from 'eventemitter3';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
+import { LATE, within } from '../../internal/deadline.js';
+import { settleListeners } from '../../internal/settle-listeners.js';
 import { readBody } from '../decode/json-body.js';
+import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
+import { BackgroundTasks, type Slot } from './background-tasks.js';
 import { type Claim, Claims } from './claims.js';
-import { BackgroundTasks, LATE, type Slot, within } from './background-tasks.js';
 import {
   type ErrorContext,
   eventName,
@@ -9,13 +13,11 @@ import {
   type Responders,
   type WebhookEvents,
 } from './events.js';
-import { type ResolvedOptions, resolveOptions, type WebhookHandlerOptions } from './options.js';
-import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './request.js';
+import { type ResolvedHandlerOptions, resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { answerOf, OUTCOMES, type Outcome } from './outcomes.js';
-import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import { readRequestBody } from './read-request-body.js';
+import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './request.js';
 import { responderKind, runResponder } from './responder.js';
-import { SettlingEmitter } from '../settling-emitter.js';
 import { type Authentication, Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */
@@ -67,8 +69,8 @@ const MISSING_BODY =
  * hooks.on('error', (error, context) => log.error(error, context.rawBody));
  * ```
  */
-export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
-  readonly #options: ResolvedOptions;
+export class WebhookHandler extends EventEmitter<WebhookEvents> {
+  readonly #options: ResolvedHandlerOptions;
   readonly #verifier: Verifier;
   readonly #claims: Claims | undefined;
   readonly #responders = new Map<ResponderKind, Responders[ResponderKind]>();
@@ -80,7 +82,7 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
    */
   constructor(options: WebhookHandlerOptions = {}) {
     super();
-    const o = resolveOptions(options);
+    const o = resolveHandlerOptions(options);
     this.#options = o;
     this.#verifier = new Verifier(o.secret, o.v3AuthToken);
     this.#claims = o.dedupe && new Claims(o.dedupe, o.leaseMs, o.dedupeTtlMs);
@@ -302,12 +304,13 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
   }
 
   /** Runs the listeners of the delivery's kind and of 'webhook'; reports each failure. */
-  async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<unknown[]> {
+  async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<readonly unknown[]> {
     const name = eventName(webhook);
-    const emit = this.emitSettled.bind(this) as (event: string, webhook: Webhook) => Promise<unknown[]>;
     const failures = this.listenerCount('webhook')
-      ? (await Promise.all([emit(name, webhook), emit('webhook', webhook)])).flat()
-      : await emit(name, webhook);
+      ? (
+          await Promise.all([settleListeners(this, name, webhook), settleListeners(this, 'webhook', webhook)])
+        ).flat()
+      : await settleListeners(this, name, webhook);
     for (const failure of failures) {
       const error = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(failure)}`, {
         cause: failure,
@@ -338,7 +341,7 @@ export class WebhookHandler extends SettlingEmitter<WebhookEvents> {
       console.error(`[messaging-gateway-sdk] ${stage}: ${error.message}`);
       return;
     }
-    void this.emitSettled('error', error, { ...context, request, stage });
+    void settleListeners(this, 'error', error, { ...context, request, stage });
   }
 }
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
-import { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
 import type { Webhook } from '../decode/parse.js';
+import { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
 
 /**
  * When the service hears 200, and so what a crash or a failing listener costs:
@@ -49,7 +49,7 @@ export interface WebhookHandlerOptions {
 }
 
 /** The options with every default filled in and every figure checked. */
-export interface ResolvedOptions {
+export interface ResolvedHandlerOptions {
   secret: string | undefined;
   v3AuthToken: string | undefined;
   dispatch: DispatchMode;
@@ -85,7 +85,7 @@ function dispatchOf(options: WebhookHandlerOptions): DispatchMode {
 }
 
 /** Fills in defaults and refuses what would make an open or broken receiver. */
-export function resolveOptions(options: WebhookHandlerOptions): ResolvedOptions {
+export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedHandlerOptions {
   const secret = options.secret || undefined;
   const v3AuthToken = options.v3AuthToken || undefined;
   if (!secret && !v3AuthToken && options.allowUnauthenticated !== true) {

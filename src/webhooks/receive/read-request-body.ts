@@ -1,4 +1,5 @@
 import { concatBytes } from '../../internal/bytes.js';
+import { LATE, within } from '../../internal/deadline.js';
 
 /**
  * What reading a delivery's body came to: the body (text, bytes, or a value a framework's parser
@@ -110,27 +111,25 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
 async function readWebStream(stream: ReadableStream<Uint8Array>, limits: ReadLimits): Promise<BodyRead> {
   if (stream.locked) return { kind: 'missing' };
   const reader = stream.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), limits.timeoutMs);
-  });
+  const read = await within(readAll(reader, limits.maxBytes), limits.timeoutMs);
+  return read === LATE ? stop(reader, { kind: 'timeout' }) : read;
+}
+
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<BodyRead> {
   try {
     const chunks: Uint8Array[] = [];
     let size = 0;
     for (;;) {
-      const next = await Promise.race([reader.read(), late]);
-      if (next === 'timeout') return stop(reader, { kind: 'timeout' });
+      const next = await reader.read();
       if (next.done) return { kind: 'body', body: concatBytes(chunks, size) };
       const bytes = asBytes(next.value);
       if (!bytes) return stop(reader, { kind: 'gone' });
       size += bytes.byteLength;
-      if (size > limits.maxBytes) return stop(reader, { kind: 'tooLarge' });
+      if (size > maxBytes) return stop(reader, { kind: 'tooLarge' });
       chunks.push(bytes);
     }
   } catch {
     return { kind: 'gone' };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,9 +1,10 @@
 import type * as z from 'zod';
 import { GatewayError, GatewayValidationError } from '../../core/errors.js';
+import { LATE, within } from '../../internal/deadline.js';
 import { toIssues } from '../../schemas/issues.js';
 import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../../schemas/replies.js';
-import type { ResponderContext, ResponderKind, Responders } from './events.js';
 import type { Webhook } from '../decode/parse.js';
+import type { ResponderContext, ResponderKind, Responders } from './events.js';
 
 /** The reply schema of each CRM request (spec: Events → contact_add / deal_add, v3 create*). */
 const REPLY_SCHEMAS: Record<ResponderKind, z.ZodType> = {
@@ -39,17 +40,10 @@ export async function runResponder(
     throw new GatewayError(`No responder for ${kind}: register one with handler.respond('${kind}', fn)`);
   }
   const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new GatewayError(`The ${kind} responder did not reply within ${timeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
   try {
     const call = responder as (w: Webhook, context: ResponderContext) => unknown;
-    const reply = await Promise.race([call(webhook, { signal: controller.signal }), late]);
+    const reply = await within(Promise.resolve(call(webhook, { signal: controller.signal })), timeoutMs);
+    if (reply === LATE) throw new GatewayError(`The ${kind} responder did not reply within ${timeoutMs} ms`);
     const checked = REPLY_SCHEMAS[kind].safeParse(reply);
     if (!checked.success) throw new GatewayValidationError(toIssues(checked.error), `${kind} reply`);
     return reply;
@@ -59,7 +53,5 @@ export async function runResponder(
     throw new GatewayError(`The ${kind} responder failed: ${(error as Error)?.message ?? String(error)}`, {
       cause: error,
     });
-  } finally {
-    clearTimeout(timer);
   }
 }
