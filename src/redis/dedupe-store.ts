@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
+import { BoundedMap } from '../internal/bounded-map.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
 import type { ClaimResult, DedupeStore } from './contracts.js';
 
@@ -52,11 +53,12 @@ export class RedisDedupeStore implements DedupeStore {
   readonly prefix: string;
   readonly maxHeld: number;
   readonly #redis: RedisConnection;
-  readonly #held = new Map<string, string>();
+  readonly #held: BoundedMap<string, string>;
 
   constructor(redis: RedisClientLike, options: RedisDedupeStoreOptions = {}) {
     this.prefix = options.prefix ?? 'mgsdk:dedupe:';
-    this.maxHeld = Math.max(1, options.maxHeld ?? 10_000);
+    this.#held = new BoundedMap(options.maxHeld ?? 10_000);
+    this.maxHeld = this.#held.max;
     this.#redis = new RedisConnection(redis, options);
   }
 
@@ -72,7 +74,6 @@ export class RedisDedupeStore implements DedupeStore {
         throw error;
       })) as [string, string?];
     if (reply[0] === 'claimed') {
-      if (this.#held.size >= this.maxHeld) this.#held.delete(this.#held.keys().next().value as string);
       this.#held.set(key, token);
       return { state: 'claimed', token };
     }

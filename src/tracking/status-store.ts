@@ -1,29 +1,32 @@
+import { BoundedMap } from '../internal/bounded-map.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { DeliveryStore, StatusEntry } from './delivery-store.js';
 import { rankOf } from './status-order.js';
 
 export type { StatusEntry } from './delivery-store.js';
 
+/** An entry and when its first status came. */
+interface Held {
+  entry: StatusEntry;
+  born: number;
+}
+
 /**
  * The default {@link DeliveryStore}, in memory: the statuses seen, by request id and by message
- * id, bounded in count (the oldest first, kept in a ring so eviction is O(1)) and in age
- * (`retainMs` after the first status).
+ * id, bounded in count (the oldest first) and in age (`retainMs` after the first status).
  */
 export class StatusStore implements DeliveryStore {
-  readonly #byRequest = new Map<string, StatusEntry>();
+  readonly #byRequest: BoundedMap<string, Held>;
   readonly #byMessage = new Map<string, string>();
-  readonly #ring: (StatusEntry | undefined)[];
-  readonly #born: Float64Array;
-  #head = 0;
-  #count = 0;
 
   constructor(
     readonly maxEntries: number,
     readonly retainMs: number,
     readonly now: () => number = Date.now,
   ) {
-    this.#ring = new Array(Math.max(1, maxEntries));
-    this.#born = new Float64Array(this.#ring.length);
+    this.#byRequest = new BoundedMap(maxEntries, (_, { entry }) => {
+      if (entry.messageId !== undefined) this.#byMessage.delete(entry.messageId);
+    });
   }
 
   /** Messages held now. */
@@ -34,7 +37,7 @@ export class StatusStore implements DeliveryStore {
   /** The entry for a request id, or for a message id once known. */
   get(id: string): StatusEntry | undefined {
     this.#dropExpired();
-    return this.#byRequest.get(id) ?? this.#byRequest.get(this.#byMessage.get(id) ?? '');
+    return (this.#byRequest.get(id) ?? this.#byRequest.get(this.#byMessage.get(id) ?? ''))?.entry;
   }
 
   /** Records an update; undefined when it names no request and no known message. */
@@ -44,7 +47,7 @@ export class StatusStore implements DeliveryStore {
     const requestId =
       update.request_id ?? (messageId !== undefined ? this.#byMessage.get(messageId) : undefined);
     if (requestId === undefined) return undefined;
-    const entry = this.#byRequest.get(requestId) ?? this.#add(requestId);
+    const entry = this.#byRequest.get(requestId)?.entry ?? this.#add(requestId);
     if (messageId !== undefined && entry.messageId === undefined) {
       entry.messageId = messageId;
       this.#byMessage.set(messageId, requestId);
@@ -62,28 +65,16 @@ export class StatusStore implements DeliveryStore {
   }
 
   #add(requestId: string): StatusEntry {
-    if (this.#count === this.#ring.length) this.#dropOldest();
     const entry: StatusEntry = { requestId, messageId: undefined, best: undefined, failed: undefined };
-    const slot = (this.#head + this.#count) % this.#ring.length;
-    this.#ring[slot] = entry;
-    this.#born[slot] = this.now();
-    this.#count++;
-    this.#byRequest.set(requestId, entry);
+    this.#byRequest.set(requestId, { entry, born: this.now() });
     return entry;
   }
 
   #dropExpired(): void {
     const oldest = this.now() - this.retainMs;
-    while (this.#count > 0 && (this.#born[this.#head] as number) <= oldest) this.#dropOldest();
-  }
-
-  #dropOldest(): void {
-    const entry = this.#ring[this.#head] as StatusEntry;
-    this.#byRequest.delete(entry.requestId);
-    if (entry.messageId !== undefined) this.#byMessage.delete(entry.messageId);
-    this.#ring[this.#head] = undefined;
-    this.#head = (this.#head + 1) % this.#ring.length;
-    this.#count--;
+    for (let held = this.#byRequest.oldest(); held && held.born <= oldest; held = this.#byRequest.oldest()) {
+      this.#byRequest.dropOldest();
+    }
   }
 }
 

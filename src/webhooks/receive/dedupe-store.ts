@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../internal/bounded-map.js';
 /**
  * What a {@link DedupeStore} says of a key when a delivery claims it.
  * - `claimed`: nobody holds it; the caller holds it now, for the lease, and goes ahead. A store may
@@ -52,27 +53,23 @@ interface Entry {
 }
 
 /**
- * The default store: in memory, for one process, bounded in count (the oldest claim goes first)
- * and in age. Entries sit in a ring in claim order, so evicting the oldest is O(1) (deleting from
- * the front of a Map is not: V8 walks the deleted entries on every new iteration). An expired
- * entry counts as forgotten when its key comes again.
+ * The default store: in memory, for one process, bounded in count (the oldest claim goes first;
+ * a released key frees its place at once) and in age. An expired entry counts as forgotten when
+ * its key comes again.
  */
 export class MemoryDedupeStore implements DedupeStore {
   /** Keys kept at most. */
   readonly maxKeys: number;
   /** The cap on every key's life (ms), when one was given. */
   readonly ttlMs: number | undefined;
-  readonly #entries = new Map<string, Entry>();
-  readonly #ring: (Entry | undefined)[];
-  #head = 0;
-  #count = 0;
+  readonly #entries: BoundedMap<string, Entry>;
   readonly #now: () => number;
   #claims = 0;
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
-    this.maxKeys = Math.max(1, Math.floor(options.maxKeys ?? 10_000));
+    this.#entries = new BoundedMap(options.maxKeys ?? 10_000);
+    this.maxKeys = this.#entries.max;
     this.ttlMs = options.ttlMs;
-    this.#ring = new Array(this.maxKeys);
     this.#now = now;
   }
 
@@ -87,13 +84,8 @@ export class MemoryDedupeStore implements DedupeStore {
     if (held && held.expires > now) {
       return held.done ? { state: 'done', reply: held.reply } : { state: 'processing' };
     }
-    if (held) this.#entries.delete(key);
     const token = String(++this.#claims);
-    const entry: Entry = { key, token, done: false, expires: now + this.#cap(leaseMs), reply: undefined };
-    if (this.#count === this.maxKeys) this.#dropOldest();
-    this.#ring[(this.#head + this.#count) % this.maxKeys] = entry;
-    this.#count++;
-    this.#entries.set(key, entry);
+    this.#entries.set(key, { key, token, done: false, expires: now + this.#cap(leaseMs), reply: undefined });
     return { state: 'claimed', token };
   }
 
@@ -103,7 +95,6 @@ export class MemoryDedupeStore implements DedupeStore {
     if (entry && entry.expires > now && token !== undefined && entry.token !== token) return; // taken over
     if (!entry || entry.expires <= now) {
       // Evicted or expired meanwhile: the work is done all the same, so remember it.
-      if (entry) this.#entries.delete(key);
       const claimed = this.claim(key, ttlMs);
       entry = this.#entries.get(key);
       if (claimed.state !== 'claimed' || !entry) return;
@@ -116,19 +107,10 @@ export class MemoryDedupeStore implements DedupeStore {
   release(key: string, token?: string): void {
     const entry = this.#entries.get(key);
     if (!entry || (token !== undefined && (entry.done || entry.token !== token))) return;
-    this.#entries.delete(key); // its ring slot no longer matches and is skipped when it comes up
+    this.#entries.delete(key);
   }
 
   #cap(ms: number): number {
     return this.ttlMs === undefined ? ms : Math.min(ms, this.ttlMs);
-  }
-
-  #dropOldest(): void {
-    const entry = this.#ring[this.#head] as Entry;
-    // Only if the slot is still the key's current entry (not released and claimed again).
-    if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
-    this.#ring[this.#head] = undefined;
-    this.#head = (this.#head + 1) % this.maxKeys;
-    this.#count--;
   }
 }

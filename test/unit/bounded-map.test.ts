@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { BoundedMap } from '../../src/internal/bounded-map.js';
+
+describe('BoundedMap: the one bounded map', () => {
+  it('keeps at most max entries, dropping the oldest first and telling onDrop', () => {
+    const dropped: string[] = [];
+    const map = new BoundedMap<string, number>(3, (key) => dropped.push(key));
+    for (const [i, key] of ['a', 'b', 'c', 'd', 'e'].entries()) map.set(key, i);
+    expect(map.size).toBe(3);
+    expect(dropped).toEqual(['a', 'b']);
+    expect([map.get('c'), map.get('d'), map.get('e')]).toEqual([2, 3, 4]);
+    expect(map.oldest()).toBe(2);
+  });
+
+  it('frees a deleted key’s place at once: no held entry is dropped for it', () => {
+    const map = new BoundedMap<string, string>(3);
+    map.set('done', 'kept');
+    for (let i = 0; i < 1000; i++) {
+      map.set(`k${i}`, 'claimed');
+      map.delete(`k${i}`);
+    }
+    expect(map.get('done')).toBe('kept');
+    expect(map.size).toBe(1);
+  });
+
+  it('moves a key set again to the newest end', () => {
+    const map = new BoundedMap<string, number>(2);
+    map.set('a', 1);
+    map.set('b', 2);
+    map.set('a', 3);
+    map.set('c', 4);
+    expect(map.has('b')).toBe(false);
+    expect([map.get('a'), map.get('c')]).toEqual([3, 4]);
+  });
+
+  it('stays bounded and in order through a million insertions with deletions between', () => {
+    const map = new BoundedMap<number, number>(1000);
+    for (let i = 0; i < 1_000_000; i++) {
+      map.set(i, i);
+      if (i % 3 === 0) map.delete(i - 500);
+    }
+    expect(map.size).toBeLessThanOrEqual(1000);
+    const first = map.oldest() as number;
+    map.dropOldest();
+    expect(map.oldest()).toBeGreaterThan(first);
+    expect(map.get(999_999)).toBe(999_999);
+  });
+});
