@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { GatewayPromise, type WithResponse } from '../core/api-promise.js';
 import { GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
@@ -18,7 +18,7 @@ export abstract class Resource {
   }
 
   /** Throws GatewayValidationError listing every broken rule; no request is made then. */
-  protected check(schema: z.ZodType, value: unknown, what: string): void {
+  protected check(schema: z.ZodMiniType, value: unknown, what: string): void {
     if (!this.core.validateRequests) return;
     const result = schema.safeParse(value);
     if (!result.success) throw new GatewayValidationError(toIssues(result.error), what);
@@ -46,7 +46,7 @@ export abstract class Resource {
   }
 
   /** Reads an answer with a tolerant schema; an answer of another structure is a GatewayError. */
-  protected read<S extends z.ZodType>(schema: S, data: unknown, what: string): z.output<S> {
+  protected read<S extends z.ZodMiniType>(schema: S, data: unknown, what: string): z.output<S> {
     const result = schema.safeParse(data);
     if (result.success) return result.data;
     const detail = toIssues(result.error)
@@ -59,7 +59,7 @@ export abstract class Resource {
    * Reads an answer whose `data` is a list holding the one thing asked for (spec: GET
    * /v2/channels/{id}, pairing-code); NotFoundError when it holds none.
    */
-  protected readOne<S extends z.ZodType<unknown[]>>(
+  protected readOne<S extends z.ZodMiniType<unknown[]>>(
     listSchema: S,
     data: unknown,
     spec: CallSpec,

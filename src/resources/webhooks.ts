@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { GatewayPromise, WithResponse } from '../core/api-promise.js';
 import type { CallSpec } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';

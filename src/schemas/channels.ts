@@ -2,7 +2,7 @@
  * Channels (spec: Endpoints → Channels, Resources → Channel).
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { digitsOnly, nonEmpty } from './common.js';
 import { CHANNEL_REASONS, CHANNEL_STATUSES, TIERS, TRANSPORTS } from './constants.js';
 import { idString, lenientEnum, lenientString } from './lenient.js';
@@ -31,7 +31,7 @@ export const credentialsByTransport = {
   avito: z.object({ code: nonEmpty() }),
   max: empty,
   maxbot: z.object({ access_token: nonEmpty() }),
-} as const satisfies Record<(typeof TRANSPORTS)[number], z.ZodType>;
+} as const satisfies Record<(typeof TRANSPORTS)[number], z.ZodMiniType>;
 
 function channelOf<T extends (typeof TRANSPORTS)[number]>(t: T) {
   return z.object({ transport: z.literal(t), credentials: credentialsByTransport[t] });
@@ -82,7 +82,7 @@ export type Submit2faParams = z.input<typeof submit2faParams>;
 export const pairingCodeParams = z.object({
   transport: z.literal('whatsapp', { error: 'transport must be whatsapp' }),
   /** Digits only, no plus sign. */
-  pairing_phone: digitsOnly().optional(),
+  pairing_phone: z.optional(digitsOnly()),
 });
 /** Body of `channels.requestPairingCode`. */
 export type PairingCodeParams = z.input<typeof pairingCodeParams>;
@@ -90,12 +90,12 @@ export type PairingCodeParams = z.input<typeof pairingCodeParams>;
 /** Options of `channels.delete`. */
 export const deleteChannelParams = z.object({
   /** true deletes the chats too; otherwise history is kept. */
-  delete_chats: z.boolean().optional(),
+  delete_chats: z.optional(z.boolean()),
 });
 /** Options of `channels.delete`. */
 export type DeleteChannelParams = z.input<typeof deleteChannelParams>;
 
-const optionalString = lenientString.nullish();
+const optionalString = z.nullish(lenientString);
 
 /**
  * A channel as the service reports it. Read tolerantly: only `channel_id` and `transport` must
@@ -107,16 +107,16 @@ export const channel = z.looseObject({
   transport: lenientEnum(TRANSPORTS),
   /** Deprecated: replaced by `status` and `reason`. */
   state: optionalString,
-  status: lenientEnum(CHANNEL_STATUSES).nullish(),
-  reason: lenientEnum(CHANNEL_REASONS).nullish(),
+  status: z.nullish(lenientEnum(CHANNEL_STATUSES)),
+  reason: z.nullish(lenientEnum(CHANNEL_REASONS)),
   phone: optionalString,
   username: optionalString,
   messenger_id: optionalString,
   name: optionalString,
   url: optionalString,
-  tier: lenientEnum(TIERS).nullish(),
+  tier: z.nullish(lenientEnum(TIERS)),
   /** Returned by reinit; not described in the spec's channel resource. */
-  tariff: z.unknown().optional(),
+  tariff: z.optional(z.unknown()),
 });
 /** A channel as the service reports it. */
 export type Channel = z.output<typeof channel>;

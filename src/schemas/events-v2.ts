@@ -6,7 +6,7 @@
  * field that merely describes it is optional.
  * @module
  */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Issue } from '../core/errors.js';
 import { CHANNEL_REASONS, CHANNEL_STATUSES, CHAT_TYPES, TIERS, type V2_EVENTS } from './constants.js';
 import { type Kit, lazy, zodKit } from './kit.js';
@@ -27,7 +27,7 @@ export const EVENT_CHAT_TYPES = [...CHAT_TYPES, 'cian'] as const;
  * as template literals, so `switch (reason)` is checked.
  */
 const failureReason = (k: Kit) =>
-  k.oneOf(FAILURE_REASONS) as unknown as z.ZodTransform<MessageFailureReason, unknown>;
+  k.oneOf(FAILURE_REASONS) as unknown as z.ZodMiniTransform<MessageFailureReason, unknown>;
 
 /** Builds the pieces shared by several v2 events. */
 function buildParts(k: Kit) {

@@ -4,7 +4,7 @@
  * field is optional, unknown fields are kept at run time.
  * @module
  */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { TIERS } from './constants.js';
 import { EVENT_CHAT_TYPES, type RejectedItem, TEMPLATE_STATUSES } from './events-v2.js';
 import { type Kit, lazy, zodKit } from './kit.js';

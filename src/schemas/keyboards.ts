@@ -2,7 +2,7 @@
  * Interactive keyboards (spec: Resources → Keyboard): one shape per kind of channel.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { httpUrl } from './common.js';
 import { ALWAYS } from './lenient.js';
 
@@ -16,8 +16,10 @@ export const wapiKeyboard = z.object({
   buttons: z.array(
     z.object({
       /** At most 20 characters (spec: Limits — button text). */
-      text: z.string().max(20, { error: 'wapi button text: at most 20 characters' }).optional(),
-      type: z.string().optional(),
+      text: z.optional(
+        z.string().check(z.maxLength(20, { error: 'wapi button text: at most 20 characters' })),
+      ),
+      type: z.optional(z.string()),
       payload: z.string({ error: 'wapi button payload is required' }),
     }),
     { error: 'wapi keyboard.buttons must be an array' },
@@ -29,40 +31,45 @@ export type WapiKeyboard = z.input<typeof wapiKeyboard>;
 /** One button of a telegram-bot keyboard. */
 export const telegramButton = z.object({
   /** At most 64 characters; required for reply buttons. */
-  text: z.string().max(64, { error: 'telegram button text: at most 64 characters' }).optional(),
+  text: z.optional(
+    z.string().check(z.maxLength(64, { error: 'telegram button text: at most 64 characters' })),
+  ),
   /** Inline buttons: address opened on press. */
-  url: httpUrl().optional(),
+  url: z.optional(httpUrl()),
   /** Inline buttons: 1 to 64 bytes of UTF-8 (spec: Limits — callback_data). */
-  callback_data: z
-    .string()
-    .refine((v) => {
-      const bytes = utf8.encode(v).byteLength;
-      return bytes >= 1 && bytes <= 64;
-    }, 'telegram callback_data: 1 to 64 bytes of UTF-8')
-    .optional(),
+  callback_data: z.optional(
+    z.string().check(
+      z.refine((v) => {
+        const bytes = utf8.encode(v).byteLength;
+        return bytes >= 1 && bytes <= 64;
+      }, 'telegram callback_data: 1 to 64 bytes of UTF-8'),
+    ),
+  ),
 });
 
 /** Keyboard of a telegram-bot message. */
 export const telegramKeyboard = z
   .object({
     /** Keyboard kind. */
-    reply_markup: z.enum(['inline', 'reply'], { error: 'reply_markup must be inline or reply' }).optional(),
+    reply_markup: z.optional(z.enum(['inline', 'reply'], { error: 'reply_markup must be inline or reply' })),
     /** true hides (does not delete) the custom keyboard after a press. */
-    one_time_keyboard: z.boolean().optional(),
-    resize_keyboard: z.boolean().optional(),
-    selective: z.boolean().optional(),
+    one_time_keyboard: z.optional(z.boolean()),
+    resize_keyboard: z.optional(z.boolean()),
+    selective: z.optional(z.boolean()),
     /** true removes the custom keyboard. */
-    remove_keyboard: z.boolean().optional(),
-    buttons: z.array(telegramButton).optional(),
+    remove_keyboard: z.optional(z.boolean()),
+    buttons: z.optional(z.array(telegramButton)),
   })
-  .superRefine((k, ctx) => {
-    if (k.reply_markup !== 'reply' || !Array.isArray(k.buttons)) return;
-    k.buttons.forEach((b, i) => {
-      if (typeof b === 'object' && b !== null && b.text === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['buttons', i, 'text'], message: 'reply buttons need text' });
-      }
-    });
-  }, ALWAYS);
+  .check(
+    z.superRefine((k, ctx) => {
+      if (k.reply_markup !== 'reply' || !Array.isArray(k.buttons)) return;
+      k.buttons.forEach((b, i) => {
+        if (typeof b === 'object' && b !== null && b.text === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['buttons', i, 'text'], message: 'reply buttons need text' });
+        }
+      });
+    }, ALWAYS),
+  );
 /** Keyboard of a telegram-bot message. */
 export type TelegramKeyboard = z.input<typeof telegramKeyboard>;
 
@@ -74,22 +81,26 @@ export const maxBotButton = z
     }),
     text: z.string({ error: 'MAX button text is required' }),
     /** Required for, and only for, type callback. */
-    payload: z.string().optional(),
-    intent: z
-      .enum(['default', 'positive', 'negative'], { error: 'intent: default, positive or negative' })
-      .optional(),
+    payload: z.optional(z.string()),
+    intent: z.optional(
+      z.enum(['default', 'positive', 'negative'], { error: 'intent: default, positive or negative' }),
+    ),
     /** Required for, and only for, type link. */
-    url: httpUrl().optional(),
+    url: z.optional(httpUrl()),
   })
-  .superRefine((b, ctx) => {
-    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (!['callback', 'link', 'message'].includes(b?.type)) return; // the type's own issue says it
-    if (b.type === 'callback' && b.payload === undefined) issue('payload', 'callback buttons need a payload');
-    if (b.type !== 'callback' && b.payload !== undefined)
-      issue('payload', 'payload is only for callback buttons');
-    if (b.type === 'link' && b.url === undefined) issue('url', 'link buttons need a url');
-    if (b.type !== 'link' && b.url !== undefined) issue('url', 'url is only for link buttons');
-  }, ALWAYS);
+  .check(
+    z.superRefine((b, ctx) => {
+      const issue = (path: string, message: string) =>
+        ctx.addIssue({ code: 'custom', path: [path], message });
+      if (!['callback', 'link', 'message'].includes(b?.type)) return; // the type's own issue says it
+      if (b.type === 'callback' && b.payload === undefined)
+        issue('payload', 'callback buttons need a payload');
+      if (b.type !== 'callback' && b.payload !== undefined)
+        issue('payload', 'payload is only for callback buttons');
+      if (b.type === 'link' && b.url === undefined) issue('url', 'link buttons need a url');
+      if (b.type !== 'link' && b.url !== undefined) issue('url', 'url is only for link buttons');
+    }, ALWAYS),
+  );
 
 /** Keyboard of a MAX-bot message: rows of buttons (a two-dimensional array). */
 export const maxBotKeyboard = z.object({
@@ -104,7 +115,7 @@ export type MaxBotKeyboard = z.input<typeof maxBotKeyboard>;
 export type Keyboard = WapiKeyboard | TelegramKeyboard | MaxBotKeyboard;
 
 /** The keyboard schema for a chat type, or undefined where the spec has no keyboards. */
-export function keyboardFor(chatType: string): z.ZodType | undefined {
+export function keyboardFor(chatType: string): z.ZodMiniType | undefined {
   switch (chatType) {
     case 'whatsapp':
     case 'whatsgroup':

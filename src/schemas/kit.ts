@@ -6,7 +6,7 @@
  * describe different shapes. A test proves them equal on every fixture and a fuzzed corpus.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   expectedMessage,
   idString,
@@ -26,26 +26,26 @@ export interface Identity<K extends string = string> {
 /** The field helpers a decoding schema is written with. */
 export interface Kit {
   /** An id: a string, or a number decoded to its string; never format-checked. */
-  id: z.ZodTransform<string, unknown>;
+  id: z.ZodMiniTransform<string, unknown>;
   /** A documented string; a number decodes to its string. */
-  str: z.ZodTransform<string, unknown>;
+  str: z.ZodMiniTransform<string, unknown>;
   /** A number; a numeric string decodes to the number. */
-  num: z.ZodTransform<number, unknown>;
+  num: z.ZodMiniTransform<number, unknown>;
   /** A boolean; `"true"`/`"false"` decode to it. */
-  bool: z.ZodTransform<boolean, unknown>;
+  bool: z.ZodMiniTransform<boolean, unknown>;
   /** Anything, kept as it came. */
-  unknown: z.ZodUnknown;
+  unknown: z.ZodMiniUnknown;
   /** An enumeration read case-insensitively; unknown values kept as they came. */
-  oneOf<const V extends readonly string[]>(values: V): z.ZodTransform<Lenient<V[number]>, unknown>;
+  oneOf<const V extends readonly string[]>(values: V): z.ZodMiniTransform<Lenient<V[number]>, unknown>;
   /** An optional field: absent, `null`, or the value. */
-  opt<S extends z.ZodType>(schema: S): z.ZodOptional<z.ZodNullable<S>>;
+  opt<S extends z.ZodMiniType>(schema: S): z.ZodMiniOptional<z.ZodMiniNullable<S>>;
   /** An array of items. */
-  list<S extends z.ZodType>(item: S): z.ZodArray<S>;
+  list<S extends z.ZodMiniType>(item: S): z.ZodMiniArray<S>;
   /**
    * An object: the listed fields are decoded, unknown fields are kept at run time. Its type lists
    * only the known fields (no index signature), so a typo in a field name does not compile.
    */
-  obj<S extends z.core.$ZodLooseShape>(shape: S, identity?: Identity<keyof S & string>): z.ZodObject<S>;
+  obj<S extends z.core.$ZodLooseShape>(shape: S, identity?: Identity<keyof S & string>): z.ZodMiniObject<S>;
 }
 
 const objectError = { error: (issue: { input?: unknown }) => expectedMessage('an object', issue.input) };
@@ -59,17 +59,19 @@ export const zodKit: Kit = {
   bool: lenientBoolean,
   unknown: z.unknown(),
   oneOf: lenientEnum,
-  opt: (schema) => schema.nullish(),
+  opt: (schema) => z.nullish(schema),
   list: (item) => z.array(item, arrayError),
   obj: (shape, identity) => {
     // Loose at run time (unknown fields kept); typed as a plain object (no index signature).
-    const schema = z.looseObject(shape, objectError) as unknown as z.ZodObject<typeof shape>;
+    const schema = z.looseObject(shape, objectError) as unknown as z.ZodMiniObject<typeof shape>;
     if (!identity) return schema;
     const what = identity.anyOf.join(' or ');
-    return schema.refine((o) => identity.anyOf.some((key) => (o as Record<string, unknown>)[key] != null), {
-      message: `expected ${what}, got neither`,
-      path: [identity.anyOf[0] as string],
-    });
+    return schema.check(
+      z.refine((o) => identity.anyOf.some((key) => (o as Record<string, unknown>)[key] != null), {
+        message: `expected ${what}, got neither`,
+        path: [identity.anyOf[0] as string],
+      }),
+    );
   },
 };
 

@@ -3,7 +3,7 @@
  * checked, values are tolerated.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * What came, named by kind and never by value: a message may be logged, and a delivery's values
@@ -87,11 +87,11 @@ export const lenientNumber = z.transform((v: unknown, ctx): number => {
 });
 
 /** A list answer; `null` (no data) reads as an empty list. */
-export const listOf = <S extends z.ZodType>(item: S) =>
-  z
-    .array(item)
-    .nullable()
-    .transform((v) => v ?? []);
+export const listOf = <S extends z.ZodMiniType>(item: S) =>
+  z.pipe(
+    z.nullable(z.array(item)),
+    z.transform((v: z.output<S>[] | null) => v ?? []),
+  );
 
 /**
  * Refinement option: run even when a field already failed, so that a GatewayValidationError

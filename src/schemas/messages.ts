@@ -2,7 +2,7 @@
  * Messages (spec: Endpoints → Messages): send, edit, delete, dump.
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { attachment, nonEmpty, recipient } from './common.js';
 import { type Keyboard, keyboardFor } from './keyboards.js';
 import { ALWAYS, idString } from './lenient.js';
@@ -12,11 +12,11 @@ export const template = z.object({
   /** Id of the approved template. */
   id: nonEmpty(),
   /** Values of the template variables. */
-  values: z.array(z.string()).optional(),
+  values: z.optional(z.array(z.string())),
   /** Only to attach payloads to buttons; button texts are not sent by the caller. */
-  buttons: z
-    .array(z.object({ text: z.string().optional(), type: z.string().optional(), payload: z.string() }))
-    .optional(),
+  buttons: z.optional(
+    z.array(z.object({ text: z.optional(z.string()), type: z.optional(z.string()), payload: z.string() })),
+  ),
 });
 /** A wapi template to send. */
 export type Template = z.input<typeof template>;
@@ -44,17 +44,17 @@ const sendObject = z.object({
   /** Channel to send through. */
   channel_id: nonEmpty(),
   recipient,
-  quoted_message_id: z.string().optional(),
-  text: z.string().optional(),
-  attachment: attachment.optional(),
-  template: template.optional(),
-  keyboard: z.looseObject({}).optional(),
-  crm_user_id: z.string().optional(),
+  quoted_message_id: z.optional(z.string()),
+  text: z.optional(z.string()),
+  attachment: z.optional(attachment),
+  template: z.optional(template),
+  keyboard: z.optional(z.looseObject({})),
+  crm_user_id: z.optional(z.string()),
   /** false prevents the message from resetting the unanswered counter. */
-  reset_unanswered: z.boolean().optional(),
+  reset_unanswered: z.optional(z.boolean()),
 });
 
-type Ctx = z.RefinementCtx;
+type Ctx = z.core.$RefinementCtx;
 type Unchecked = Record<string, unknown>;
 const issue = (ctx: Ctx, path: (string | number)[], message: string) =>
   ctx.addIssue({ code: 'custom', path, message });
@@ -86,15 +86,17 @@ function keyboardRule(m: Unchecked, chatType: string, ctx: Ctx) {
 }
 
 /** POST /v2/messages body, with every rule of the spec checked at once. */
-export const sendMessageParams = sendObject.superRefine((value, ctx) => {
-  const m = value as Unchecked;
-  contentRule(m, ctx);
-  const recipient = m.recipient as Unchecked | null | undefined;
-  const chatType = typeof recipient === 'object' && recipient !== null ? recipient.chat_type : undefined;
-  if (typeof chatType !== 'string') return;
-  textLengthRule(m, chatType, ctx);
-  keyboardRule(m, chatType, ctx);
-}, ALWAYS);
+export const sendMessageParams = sendObject.check(
+  z.superRefine((value, ctx) => {
+    const m = value as Unchecked;
+    contentRule(m, ctx);
+    const recipient = m.recipient as Unchecked | null | undefined;
+    const chatType = typeof recipient === 'object' && recipient !== null ? recipient.chat_type : undefined;
+    if (typeof chatType !== 'string') return;
+    textLengthRule(m, chatType, ctx);
+    keyboardRule(m, chatType, ctx);
+  }, ALWAYS),
+);
 
 type Without<T, K extends PropertyKey> = T & { [P in K]?: undefined };
 type SendBase = Omit<z.input<typeof sendObject>, (typeof CONTENT)[number] | 'keyboard'> & {
@@ -111,28 +113,30 @@ export type SendMessageParams =
   | Without<SendBase & { template: z.input<typeof template> }, 'text' | 'attachment'>;
 
 /** Answer of a send: the message was accepted; the outcome arrives in message.status_update. */
-export const sendMessageResult = z.looseObject({ request_id: idString, chat_id: idString.nullish() });
+export const sendMessageResult = z.looseObject({ request_id: idString, chat_id: z.nullish(idString) });
 /** Answer of a send. */
 export type SendMessageResult = z.output<typeof sendMessageResult>;
 
 /** PATCH /v2/messages/{message_id} body: text or attachment must be filled. */
 export const editMessageParams = z
   .object({
-    text: z.string().optional(),
-    attachment: attachment.optional(),
+    text: z.optional(z.string()),
+    attachment: z.optional(attachment),
     /** The CRM user who edits. */
-    crm_user_id: z.string().optional(),
+    crm_user_id: z.optional(z.string()),
   })
-  .superRefine((m, ctx) => {
-    if (m.text === undefined && m.attachment === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['text'], message: 'an edit needs text or attachment' });
-    }
-  }, ALWAYS);
+  .check(
+    z.superRefine((m, ctx) => {
+      if (m.text === undefined && m.attachment === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['text'], message: 'an edit needs text or attachment' });
+      }
+    }, ALWAYS),
+  );
 /** Body of `messages.edit`. */
 export type EditMessageParams = z.input<typeof editMessageParams>;
 
 /** Answer of an edit or a delete. */
-export const messageRef = z.looseObject({ message_id: idString, chat_id: idString.nullish() });
+export const messageRef = z.looseObject({ message_id: idString, chat_id: z.nullish(idString) });
 /** Answer of an edit or a delete. */
 export type MessageRef = z.output<typeof messageRef>;
 

@@ -3,7 +3,7 @@
  * (spec: Endpoints → Webhook subscriptions, API v3 webhook settings).
  * @module
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { httpUrl, nonEmpty } from './common.js';
 import { V2_EVENTS } from './constants.js';
 import { idString, lenientBoolean, lenientString } from './lenient.js';
@@ -21,7 +21,9 @@ export const newSubscription = z.object({ url: httpUrl(), event: v2EventName });
 export type NewSubscription = z.input<typeof newSubscription>;
 
 /** POST /v2/webhooks items, each checked alone. */
-export const newSubscriptions = z.array(newSubscription).min(1, { error: 'give at least one subscription' });
+export const newSubscriptions = z
+  .array(newSubscription)
+  .check(z.minLength(1, { error: 'give at least one subscription' }));
 
 /**
  * POST /v2/webhooks items, each checked alone. The rule that deal_add works only with
@@ -38,10 +40,10 @@ export type SubscriptionUpdate = z.input<typeof subscriptionUpdate>;
 /** PATCH /v2/webhooks items. */
 export const updateSubscriptionsParams = z
   .array(subscriptionUpdate)
-  .min(1, { error: 'give at least one subscription' });
+  .check(z.minLength(1, { error: 'give at least one subscription' }));
 
 /** DELETE /v2/webhooks ids. */
-export const unsubscribeParams = z.array(nonEmpty()).min(1, { error: 'give at least one id' });
+export const unsubscribeParams = z.array(nonEmpty()).check(z.minLength(1, { error: 'give at least one id' }));
 
 /** A subscription as the service reports it; `event` is kept even when this SDK does not know it. */
 export const subscription = z.looseObject({ id: idString, url: lenientString, event: lenientString });
@@ -58,36 +60,40 @@ export const V3_SWITCHES = [
 
 /** PATCH /v3/webhooks body: all four switches, and an address of at most 200 characters. */
 export const v3WebhookSettingsParams = z.object({
-  webhooksUri: httpUrl().refine((v) => v.length <= 200, {
-    error: 'webhooksUri: at most 200 characters',
-  }),
+  webhooksUri: httpUrl().check(z.maxLength(200, { error: 'webhooksUri: at most 200 characters' })),
   subscriptions: z.object(
     Object.fromEntries(
       V3_SWITCHES.map((k) => [k, z.boolean({ error: `subscriptions.${k} must be a boolean` })]),
     ) as {
-      [K in (typeof V3_SWITCHES)[number]]: z.ZodBoolean;
+      [K in (typeof V3_SWITCHES)[number]]: z.ZodMiniBoolean;
     },
   ),
 });
 /** Body of `v3.webhooks.update`. */
 export type V3WebhookSettingsParams = z.input<typeof v3WebhookSettingsParams>;
 
-const lenientSwitch = lenientBoolean.nullish().transform((v) => v ?? false);
+const lenientSwitch = z.pipe(
+  z.nullish(lenientBoolean),
+  z.transform((v: boolean | null | undefined) => v ?? false),
+);
 
 /**
  * The v3 settings as the service reports them: booleans even when sent as "true"/"false",
  * `templateStatus` even when the wire says `wabaTemplatesStatus`, `webhooksUri` possibly null.
  */
 export const v3WebhookSettings = z.looseObject({
-  webhooksUri: lenientString.nullish().transform((v) => v ?? null),
-  subscriptions: z.preprocess(
-    (raw) => {
+  webhooksUri: z.pipe(
+    z.nullish(lenientString),
+    z.transform((v: string | null | undefined) => v ?? null),
+  ),
+  subscriptions: z.pipe(
+    z.transform((raw: unknown) => {
       if (typeof raw !== 'object' || raw === null) return raw ?? {};
       const s = raw as Record<string, unknown>;
       return 'templateStatus' in s || !('wabaTemplatesStatus' in s)
         ? s
         : { ...s, templateStatus: s.wabaTemplatesStatus };
-    },
+    }),
     z.looseObject({
       messagesAndStatuses: lenientSwitch,
       contactsAndDealsCreation: lenientSwitch,

@@ -9,7 +9,7 @@
  * test/unit/decode-differential.test.ts over every fixture and a fuzzed corpus.
  * @module
  */
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Identity, Kit } from '../../schemas/kit.js';
 import { enumSpelling } from '../../schemas/lenient.js';
 
@@ -73,4 +73,4 @@ export const checkKit = {
 } satisfies Record<keyof Kit, unknown> as unknown as Kit;
 
 /** The check built from a schema builder's output (the builders type it as zod). */
-export const asCheck = (schema: z.ZodType): Check => schema as unknown as Check;
+export const asCheck = (schema: z.ZodMiniType): Check => schema as unknown as Check;

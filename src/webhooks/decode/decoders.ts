@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { V2_EVENTS } from '../../schemas/constants.js';
 import { buildV2, type KnownV2Event, v2Schemas } from '../../schemas/events-v2.js';
 import { buildV3, v3Schemas } from '../../schemas/events-v3.js';
@@ -7,10 +7,10 @@ import { asCheck, checkKit } from './check-kit.js';
 import type { Decoder } from './items.js';
 
 /** Pairs every zod schema of `schemas` with the check built by the same builder. */
-function pair<T extends Record<string, z.ZodType>>(schemas: T, checks: T | undefined) {
+function pair<T extends Record<string, z.ZodMiniType>>(schemas: T, checks: T | undefined) {
   const out = {} as { [K in keyof T]: Decoder<T[K]> };
   for (const key of Object.keys(schemas) as (keyof T)[]) {
-    out[key] = { schema: schemas[key], check: checks && asCheck(checks[key] as z.ZodType) };
+    out[key] = { schema: schemas[key], check: checks && asCheck(checks[key] as z.ZodMiniType) };
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Issue } from '../../core/errors.js';
 import type { RejectedItem } from '../../schemas/events-v2.js';
 import { toIssues } from '../../schemas/issues.js';
@@ -8,7 +8,7 @@ import { type Check, NO, OK } from './check-kit.js';
 export const MAX_ISSUES = 100;
 
 /** A schema and its fast check, built from the same definition. */
-export interface Decoder<S extends z.ZodType = z.ZodType> {
+export interface Decoder<S extends z.ZodMiniType = z.ZodMiniType> {
   schema: S;
   /** Absent: every value goes through zod (the reference path of the differential test). */
   check?: Check | undefined;

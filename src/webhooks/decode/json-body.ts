@@ -4,7 +4,7 @@ import { WebhookParseError } from '../../core/errors.js';
 export type WebhookBody = string | Uint8Array | ArrayBuffer | object;
 
 /** A body read into a value, with the raw form kept for error reports. */
-export type ReadBody = { ok: true; value: unknown; raw: unknown } | { ok: false; error: WebhookParseError };
+export type JsonBody = { ok: true; value: unknown; raw: unknown } | { ok: false; error: WebhookParseError };
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -30,7 +30,7 @@ function utf8(bytes: Uint8Array | ArrayBuffer): string {
   return decoder.decode(bytes);
 }
 
-function parseText(text: string): ReadBody {
+function parseText(text: string): JsonBody {
   const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!/\S/.test(clean)) {
     return { ok: false, error: new WebhookParseError([{ path: [], message: 'the body is empty' }], text) };
@@ -50,7 +50,7 @@ function parseText(text: string): ReadBody {
  * Reads a body given as a string, bytes (UTF-8) or an already parsed value. Never throws: a body
  * that cannot be read comes back as a WebhookParseError carrying the raw body.
  */
-export function readBody(body: unknown): ReadBody {
+export function readJsonBody(body: unknown): JsonBody {
   if (typeof body === 'string') return parseText(body);
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
     try {

@@ -4,7 +4,7 @@ import type { Surface } from '../../schemas/constants.js';
 import type { V2Webhook } from '../../schemas/events-v2.js';
 import type { V3Webhook } from '../../schemas/events-v3.js';
 import type { Decoders } from './decoders.js';
-import { readBody, type WebhookBody } from './json-body.js';
+import { readJsonBody, type WebhookBody } from './json-body.js';
 import { type Decoded, decodeV2 } from './v2.js';
 import { decodeV3 } from './v3.js';
 
@@ -60,7 +60,7 @@ export function copyParsed(value: unknown): unknown {
 /** Decodes without ever throwing; internal core of every parse function. */
 export function safeDecode(body: unknown, surface?: Surface, decoders?: Decoders): SafeParseWebhookResult {
   try {
-    const read = readBody(body);
+    const read = readJsonBody(body);
     if (!read.ok) return { success: false, error: read.error };
     const value = read.raw === read.value ? copyParsed(read.value) : read.value;
     const decoded = decodeAs(value, surface ?? surfaceOf(value), decoders);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
-import { readBody } from '../decode/json-body.js';
+import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import { BackgroundTasks, type Slot } from './background-tasks.js';
 import { type Claim, Claims } from './claims.js';
@@ -190,7 +190,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   }
 
   async #decode(body: unknown, auth: Authentication, delivery: Delivery): Promise<Ending> {
-    const parsed = readBody(body);
+    const parsed = readJsonBody(body);
     if (!parsed.ok) return this.#invalid(parsed.error, delivery);
     const surface = surfaceOf(parsed.value);
     if (auth === 'crmKey' && surface === 'v2') {

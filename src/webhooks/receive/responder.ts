@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { GatewayError, GatewayValidationError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
 import { toIssues } from '../../schemas/issues.js';
@@ -7,7 +7,7 @@ import type { Webhook } from '../decode/parse.js';
 import type { ResponderContext, ResponderKind, Responders } from './events.js';
 
 /** The reply schema of each CRM request (spec: Events → contact_add / deal_add, v3 create*). */
-const REPLY_SCHEMAS: Record<ResponderKind, z.ZodType> = {
+const REPLY_SCHEMAS: Record<ResponderKind, z.ZodMiniType> = {
   'crm_entities.contact_add': contactAddReply,
   'crm_entities.deal_add': dealAddReply,
   'v3.createContact': createContactReply,
