@@ -1,9 +1,7 @@
 // parseWebhook vs JSON.parse alone, µs per delivery on a mixed corpus of the fixtures, in one run
 // (issues #4, #10), with the same results on the fast path and on zod alone; a body of 1,000,000
-// bad items refused vs JSON.parse of it; and the minified + gzip size of the /webhooks entry.
+// bad items refused vs JSON.parse of it.
 import { isDeepStrictEqual } from 'node:util';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { fastDecoders, zodDecoders } from '../src/webhooks/decode/decoders.js';
 import { parseWebhook, safeDecode, safeParseWebhook } from '../src/webhooks/decode/parse.js';
 import { fixtures } from '../test/support/fixtures.js';
@@ -15,21 +13,6 @@ function perDelivery(fn: (text: string) => unknown, rounds: number): number {
   const t0 = performance.now();
   for (let r = 0; r < rounds; r++) for (const text of corpus) fn(text);
   return ((performance.now() - t0) * 1000) / (rounds * corpus.length);
-}
-
-async function entrySize(): Promise<{ minified: number; gzip: number }> {
-  const result = await build({
-    entryPoints: ['src/webhooks.ts'],
-    bundle: true,
-    minify: true,
-    write: false,
-    format: 'esm',
-    platform: 'neutral',
-    packages: 'external',
-    logLevel: 'silent',
-  });
-  const code = result.outputFiles[0]?.contents ?? new Uint8Array();
-  return { minified: code.byteLength, gzip: gzipSync(code).byteLength };
 }
 
 /** Every delivery of the corpus decodes to the same result on the fast path and on zod alone. */
@@ -75,7 +58,6 @@ export async function decodeBench(): Promise<{ lines: string[]; ok: boolean }> {
   const same = samePaths();
   const f = flood();
   const floodRatio = f.decode / f.parse;
-  const size = await entrySize();
   return {
     lines: [
       `decode: ${corpus.length} fixtures, median µs per delivery — JSON.parse ${median(base).toFixed(2)}, parseWebhook ${median(ours).toFixed(2)}`,
@@ -88,7 +70,6 @@ export async function decodeBench(): Promise<{ lines: string[]; ok: boolean }> {
         floodRatio <= 2 && f.issues <= 100,
         '≤ 2.0×, ≤ 100 issues',
       ),
-      `size: /webhooks entry ${(size.minified / 1024).toFixed(1)} KiB minified, ${(size.gzip / 1024).toFixed(1)} KiB gzip (zod and eventemitter3 excluded)`,
     ],
     ok: ratio <= 2 && same && floodRatio <= 2 && f.issues <= 100,
   };

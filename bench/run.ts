@@ -1,5 +1,6 @@
 // `npm run bench`: speed and memory targets as ratios against baselines measured in the same run.
 // `npm run bench -- overhead` runs one benchmark by name.
+import { bundleSizeBench } from './bundle-size.js';
 import { coldImportBench } from './cold-import.js';
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   'cold-import': coldImportBench,
   webhooks: webhooksBench,
   refuse: refuseBench,
+  size: bundleSizeBench,
 };
 
 const only = process.argv.slice(2);

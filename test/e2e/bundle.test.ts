@@ -1,5 +1,6 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { BUNDLES, kB, measureBundle } from '../../scripts/bundle-size.js';
 
 /**
  * Bundles an entry as tsup does (dependencies external): the packages it imports, and the
@@ -49,5 +50,32 @@ describe('Entry points', () => {
     const { imports } = await bundle('src/testing.ts');
     expect(imports.length).toBeGreaterThan(0);
     expect(imports.filter((i) => !i.startsWith('node:'))).toEqual([]);
+  });
+});
+
+describe('Size: what an edge user ships (esbuild --bundle --minify, gzip)', () => {
+  const zodLocales = (inputs: string[]) => inputs.filter((i) => i.includes('zod/v4/locales/'));
+  const zodClassic = (inputs: string[]) => inputs.filter((i) => i.includes('zod/v4/classic/'));
+
+  it(`a Workers webhook handler stays under ${kB(BUNDLES.worker.maxGzip)} gzip, with no ky and no zod locale`, async () => {
+    const size = await measureBundle('worker');
+    expect(size.gzip).toBeLessThanOrEqual(BUNDLES.worker.maxGzip);
+    expect(size.inputs.some((i) => i.includes('node_modules/ky/'))).toBe(false);
+    expect(zodLocales(size.inputs)).toEqual([]);
+    expect(zodClassic(size.inputs)).toEqual([]);
+    expect(kitOrBin(size.inputs)).toEqual([]);
+  });
+
+  it(`a script that only sends stays under ${kB(BUNDLES.client.maxGzip)} gzip, with no zod locale`, async () => {
+    const size = await measureBundle('client');
+    expect(size.gzip).toBeLessThanOrEqual(BUNDLES.client.maxGzip);
+    expect(zodLocales(size.inputs)).toEqual([]);
+    expect(zodClassic(size.inputs)).toEqual([]);
+    expect(kitOrBin(size.inputs)).toEqual([]);
+  });
+
+  it('the client bundle does hold ky and the worker bundle zod (the checks above can fail)', async () => {
+    expect((await measureBundle('client')).inputs.some((i) => i.includes('node_modules/ky/'))).toBe(true);
+    expect((await measureBundle('worker')).inputs.some((i) => i.includes('node_modules/zod/'))).toBe(true);
   });
 });
