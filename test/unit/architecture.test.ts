@@ -1,0 +1,78 @@
+// The folders of the architecture, kept honest: which folder may import which, and no cycle
+// (type-only imports included: a cycle of types is still two files that cannot be read apart).
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every file of src/ and the src/ files it imports (relative imports, types included). */
+const graph = new Map(
+  sourceFiles('src').map((file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    const imports = [...text.matchAll(/from\s+'(\.{1,2}\/[^']+)'/g)].map((m) =>
+      relative(root, resolve(root, dirname(file), m[1] as string)).replace(/\.js$/, '.ts'),
+    );
+    return [file, imports] as const;
+  }),
+);
+
+function importsOf(folder: string): string[] {
+  return [...graph].filter(([file]) => file.startsWith(folder)).flatMap(([, imports]) => imports);
+}
+
+describe('Architecture', () => {
+  it('has no import cycle in src/', () => {
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const cycles: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it('the core knows nothing of resources, webhooks, tracking, Redis, the kit or the bin', () => {
+    const outside = importsOf('src/core/').filter((f) =>
+      /^src\/(resources|webhooks|tracking|redis|testing|cli)\//.test(f),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('internal/ helpers stand alone: they import nothing else of the SDK', () => {
+    expect(importsOf('src/internal/').filter((f) => !f.startsWith('src/internal/'))).toEqual([]);
+  });
+
+  it('adapters only translate: they import the receive pipeline’s types and helpers, nothing of decoding', () => {
+    const imports = importsOf('src/webhooks/adapters/');
+    expect(imports.filter((f) => f.startsWith('src/webhooks/decode/'))).toEqual([]);
+    expect(imports.some((f) => f.startsWith('src/webhooks/receive/'))).toBe(true);
+  });
+
+  it('decoding does not depend on receiving', () => {
+    expect(importsOf('src/webhooks/decode/').filter((f) => f.startsWith('src/webhooks/receive/'))).toEqual(
+      [],
+    );
+  });
+
+  it('no two files share a name within src/webhooks (a reader guesses right the first time)', () => {
+    const names = sourceFiles('src/webhooks').map((f) => f.split('/').pop());
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+  });
+});
