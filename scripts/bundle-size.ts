@@ -44,8 +44,12 @@ export async function measureBundle(name: keyof typeof BUNDLES): Promise<BundleS
   return { minified: code.byteLength, gzip: gzipSync(code).byteLength, inputs: inputsOf(result.metafile) };
 }
 
+// The files that put bytes into the bundle (a file tree-shaken away is listed with 0 bytes).
 function inputsOf(metafile: Metafile): string[] {
-  return Object.keys(metafile.inputs);
+  const output = Object.values(metafile.outputs)[0];
+  return Object.entries(output?.inputs ?? {})
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .map(([path]) => path);
 }
 
 /** `12.3 kB` (1 kB = 1,000 bytes, as bundlers print it). */
