@@ -44,22 +44,22 @@ export async function settleListeners(
 ): Promise<readonly unknown[]> {
   const records = recordsOf(emitter, event);
   if (records.length === 0) return NONE;
-  let pending: PromiseLike<unknown>[] | undefined;
-  let failures: unknown[] | undefined;
+  const pending: PromiseLike<unknown>[] = [];
+  const failures: unknown[] = [];
   for (const { fn, context, once } of records) {
     if (once) emitter.removeListener(event, fn, undefined, true);
     try {
       const outcome = fn.apply(context, args);
       // Listeners that return no promise (the common, synchronous case) need no waiting.
-      if (isThenable(outcome)) (pending ??= []).push(outcome);
+      if (isThenable(outcome)) pending.push(outcome);
     } catch (error) {
-      (failures ??= []).push(error);
+      failures.push(error);
     }
   }
-  if (pending) {
+  if (pending.length > 0) {
     for (const settled of await Promise.allSettled(pending)) {
-      if (settled.status === 'rejected') (failures ??= []).push(settled.reason);
+      if (settled.status === 'rejected') failures.push(settled.reason);
     }
   }
-  return failures ?? NONE;
+  return failures.length > 0 ? failures : NONE;
 }

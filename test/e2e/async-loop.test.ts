@@ -4,8 +4,8 @@ import { GatewayClient } from '../../src/client.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { qrToPng } from '../../src/webhooks/decode/qr-to-png.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void>)[] = [];

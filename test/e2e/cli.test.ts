@@ -6,8 +6,8 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { listen } from '../support/servers.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];

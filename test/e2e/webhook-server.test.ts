@@ -3,8 +3,8 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../../src/webhooks/adapters/fetch.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd } from '../support/deliveries.js';
 import { listen } from '../support/servers.js';
 

@@ -4,9 +4,9 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
+import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import type { ErrorContext } from '../../src/webhooks/receive/events.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { messageAdd } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 

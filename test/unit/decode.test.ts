@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, WebhookParseError } from '../../src/core/errors.js';
 import { isInbound, isOutbound } from '../../src/webhooks/decode/guards.js';
-import { parseV2Webhook, parseV3Webhook, parseWebhook, safeParseWebhook } from '../../src/webhooks/decode/parse.js';
+import {
+  parseV2Webhook,
+  parseV3Webhook,
+  parseWebhook,
+  safeParseWebhook,
+} from '../../src/webhooks/decode/parse.js';
 import { qrToPng } from '../../src/webhooks/decode/qr-to-png.js';
 import { fixture, fixtures } from '../support/fixtures.js';
 
