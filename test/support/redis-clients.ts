@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import type { RedisClientLike } from '../../src/redis.js';
+import { PARTS, skipWithout } from './system-parts.js';
 
 /** The two clients every store is tested with. */
 export const CLIENTS = ['ioredis', 'node-redis'] as const;
@@ -24,5 +25,9 @@ export async function connectClient(
   return { redis, close: async () => void redis.destroy() };
 }
 
-/** Skips Redis suites on the CI pass that runs them elsewhere (SKIP_REDIS_TESTS=1). */
-export const skipRedis = process.env.SKIP_REDIS_TESTS === '1';
+/**
+ * Skips Redis suites on the CI pass that runs them elsewhere (SKIP_REDIS_TESTS=1), and on a
+ * machine without redis-server (with one line saying how to get it; an error when
+ * REQUIRE_SYSTEM_TESTS=1).
+ */
+export const skipRedis = skipWithout(PARTS.redis, 'SKIP_REDIS_TESTS');
