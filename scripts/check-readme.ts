@@ -1,11 +1,11 @@
-// Typechecks every ```ts block of README.md, so no snippet uses a name it never imports or an API
+// Typechecks every ```ts block of README.md and of the guides in docs/, so no snippet uses a name it never imports or an API
 // that changed. Each block becomes a module of its own in .tmp/readme/, compiled against the source
 // (the tsconfig's paths map 'messaging-gateway-sdk' to src/) and the frameworks' real types.
 // SDK names must be imported by the block itself; only the values a reader has from earlier
 // sections (a client, a handler, ids) are declared below. A block that is truly a fragment may opt
 // out with `// not compiled: <why>` as its first line.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -83,12 +83,22 @@ function blocks(markdown: string): Block[] {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-const all = blocks(readFileSync(join(root, 'README.md'), 'utf8'));
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+const all = documents.flatMap((document) =>
+  blocks(readFileSync(join(root, document), 'utf8')).map((block) => ({ ...block, document })),
+);
 const checked = all.filter((block) => !OPT_OUT.test(block.code));
-const files = new Map<string, number>();
+/** Each generated file → the document and line its block starts at. */
+const files = new Map<string, { document: string; line: number }>();
 checked.forEach((block, index) => {
-  const file = `block-${String(index + 1).padStart(2, '0')}.ts`;
-  files.set(file, block.line);
+  const file = `block-${String(index + 1).padStart(3, '0')}.ts`;
+  files.set(file, { document: block.document, line: block.line });
   writeFileSync(join(out, file), `${block.code}\nexport {};\n`);
 });
 writeFileSync(join(out, 'context.d.ts'), CONTEXT);
@@ -109,19 +119,19 @@ try {
   });
 } catch (error) {
   const output = String((error as { stdout?: string }).stdout ?? error);
-  // Point each error at its README line: .tmp/readme/block-03.ts(5,10) → README.md:57:10
+  // Point each error at its document's line: .tmp/readme/block-003.ts(5,10) → docs/sending.md:57:10
   const mapped = output.replace(
     /(?:\.tmp\/readme\/)?(block-\d+\.ts)\((\d+),(\d+)\)/g,
     (_m, file, line, col) => {
-      const start = files.get(file) ?? 0;
-      return `README.md:${start + Number(line) - 1}:${col}`;
+      const start = files.get(file) ?? { document: 'README.md', line: 0 };
+      return `${start.document}:${start.line + Number(line) - 1}:${col}`;
     },
   );
   console.error(mapped);
-  console.error(`README: ${checked.length} ts blocks checked, some do not compile (see above)`);
+  console.error(`README and docs/: ${checked.length} ts blocks checked, some do not compile (see above)`);
   process.exit(1);
 }
 const skipped = all.length - checked.length;
 console.log(
-  `README: ${checked.length} ts blocks compile${skipped ? `, ${skipped} marked "not compiled"` : ''}`,
+  `README and ${documents.length - 1} guides: ${checked.length} ts blocks compile${skipped ? `, ${skipped} marked "not compiled"` : ''}`,
 );

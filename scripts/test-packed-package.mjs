@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 const tarball = process.argv[2];
 if (!tarball) throw new Error('usage: node scripts/test-packed-package.mjs <tarball>');
+checkFileList(execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n'));
 const dir = mkdtempSync(join(tmpdir(), 'mgsdk-packed-'));
 try {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'packed-check', private: true }));
@@ -155,4 +156,33 @@ async function checkBin(dir) {
     child.kill('SIGINT');
   }
   console.log('bin messaging-gateway: --help, trigger --list, decode and fake-gateway: ok');
+}
+
+/**
+ * What the tarball holds: the built entries (ESM, CJS, both type files and source maps), the bin, the
+ * guides, README, CHANGELOG and LICENSE, and nothing else (no src/, tests or local files).
+ */
+function checkFileList(paths) {
+  const files = paths.map((path) => path.replace(/^package\//, ''));
+  const allowed = [
+    /^dist\/[\w.-]+\.(js|cjs|d\.ts|d\.cts)(\.map)?$/,
+    /^docs\/[\w-]+\.md$/,
+    /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
+  ];
+  const stray = files.filter((file) => !allowed.some((pattern) => pattern.test(file)));
+  if (stray.length > 0) throw new Error(`the tarball holds files it should not: ${stray.join(', ')}`);
+  const required = [
+    'package.json',
+    'README.md',
+    'CHANGELOG.md',
+    'LICENSE',
+    'dist/cli.js',
+    'docs/receiving-webhooks.md',
+  ];
+  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'testing']) {
+    for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) required.push(`dist/${entry}.${ext}`);
+  }
+  const missing = required.filter((file) => !files.includes(file));
+  if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
+  console.log(`files: ${files.length} in the tarball, all expected`);
 }
