@@ -49,7 +49,8 @@ declare global {
   function reply(message: unknown): Promise<void>;
   const db: {
     claim(key: string, leaseMs: number): Promise<import('messaging-gateway-sdk/webhooks').ClaimResult>;
-    markDone(key: string, ttlMs: number, reply: unknown): Promise<void>;
+    keepReply(key: string, reply: unknown, ttlMs: number): Promise<void>;
+    markDone(key: string, ttlMs: number, reply: unknown, token?: string): Promise<void>;
     forget(key: string, token?: string): Promise<void>;
   };
   /** The runtimes' globals, as far as the snippets use them. */

@@ -4,7 +4,7 @@ import { sleep } from '../internal/sleep.js';
 import type { Surface } from '../schemas/constants.js';
 import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
-import { type GatewayError, GatewayTimeoutError } from './errors.js';
+import { GatewayTimeoutError } from './errors.js';
 import { acquireWithin } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';

@@ -12,13 +12,19 @@ export interface RedisDedupeStoreOptions extends RedisCallOptions {
   maxHeld?: number;
 }
 
-// A key's value: `p<token>` while claimed (the token names the claim), `d` when done without a
-// reply, `d<json>` when done with the CRM reply.
+// Two keys per delivery, one hash tag so they share a slot on a cluster: KEYS[1] the claim,
+// KEYS[2] the CRM reply kept across a release. The claim's value: `p<token>` while claimed (the
+// token names the claim), `d` when done without a reply, `d<json>` when done with the CRM reply.
+
+// KEYS[1] claim, KEYS[2] kept reply; ARGV[1] token, ARGV[2] lease (ms).
+// → {'claimed', keptReply?} | {'processing'} | {'done', reply}
 const claimScript = script(
   'dedupe claim',
   `local v = redis.call('GET', KEYS[1])
 if not v then
   redis.call('SET', KEYS[1], 'p' .. ARGV[1], 'PX', ARGV[2])
+  local kept = redis.call('GET', KEYS[2])
+  if kept then return {'claimed', kept} end
   return {'claimed'}
 end
 if string.sub(v, 1, 1) == 'p' then return {'processing'} end
@@ -26,18 +32,32 @@ return {'done', string.sub(v, 2)}
 `,
 );
 
+// KEYS[1] claim, KEYS[2] kept reply; ARGV[1] token, ARGV[2] value, ARGV[3] ttl (ms).
 // Marks the key done while it holds this claim, or nothing: a holder whose lease ran out never
-// overwrites the claim of the attempt that took over.
+// overwrites the claim, or the stored reply, of the attempt that took over.
 const completeScript = script(
   'dedupe complete',
   `local v = redis.call('GET', KEYS[1])
-if v and v ~= 'p' .. ARGV[1] and string.sub(v, 1, 1) == 'p' then return 0 end
+if v and v ~= 'p' .. ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('DEL', KEYS[2])
 return 1
 `,
 );
-// Deletes the key only while it still holds this claim: a release that reached Redis late never
-// forgets a claim someone else made since.
+
+// KEYS[1] claim, KEYS[2] kept reply; ARGV[1] reply (JSON), ARGV[2] ttl (ms).
+// Keeps the reply unless the key is done already.
+const keepReplyScript = script(
+  'dedupe keep reply',
+  `local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, 1) == 'd' then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1
+`,
+);
+
+// KEYS[1] claim; ARGV[1] token. Deletes the claim only while it is this one: a release that
+// reached Redis late never forgets a claim someone else made since. A kept reply stays.
 const releaseScript = script(
   'dedupe release',
   `if redis.call('GET', KEYS[1]) == 'p' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -62,28 +82,37 @@ export class RedisDedupeStore implements DedupeStore {
     this.#redis = new RedisConnection(redis, options);
   }
 
+  /** The Redis keys of `key`: its claim and its kept reply, one hash tag so they share a slot. */
+  keysOf(key: string): [claim: string, reply: string] {
+    const claim = `${this.prefix}{${key}}`;
+    return [claim, `${claim}:reply`];
+  }
+
   /** Claims `key` for `leaseMs` unless it is claimed or done; one Redis round trip, atomic. */
   async claim(key: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
+    const keys = this.keysOf(key);
     const reply = (await this.#redis
-      .eval(claimScript, [this.prefix + key], [token, Math.ceil(leaseMs)])
+      .eval(claimScript, keys, [token, Math.ceil(leaseMs)])
       .catch((error: unknown) => {
         // The claim may still run late (a client queueing commands while it reconnects): this
         // release, sent after it on the same connection, takes it back.
-        void this.#redis.eval(releaseScript, [this.prefix + key], [token]).catch(() => {});
+        void this.#redis.eval(releaseScript, keys.slice(0, 1), [token]).catch(() => {});
         throw error;
       })) as [string, string?];
     if (reply[0] === 'claimed') {
       this.#held.set(key, token);
-      return { state: 'claimed', token };
+      return reply[1]
+        ? { state: 'claimed', token, reply: parseReply(reply[1]) }
+        : { state: 'claimed', token };
     }
     if (reply[0] === 'processing') return { state: 'processing' };
-    if (!reply[1]) return { state: 'done' };
-    try {
-      return { state: 'done', reply: JSON.parse(reply[1]) };
-    } catch (error) {
-      throw new GatewayError('redisDedupeStore: a stored reply is not JSON', { cause: error });
-    }
+    return reply[1] ? { state: 'done', reply: parseReply(reply[1]) } : { state: 'done' };
+  }
+
+  /** Keeps the CRM reply (JSON-serialisable) of `key` for `ttlMs` across a release, unless the key is done. */
+  async keepReply(key: string, reply: unknown, ttlMs: number): Promise<void> {
+    await this.#redis.eval(keepReplyScript, this.keysOf(key), [JSON.stringify(reply), Math.ceil(ttlMs)]);
   }
 
   /** Marks `key` done for `ttlMs` with the reply (JSON-serialisable) a repeat gets; with a claim's token, only while that claim (or nothing) holds the key. */
@@ -91,10 +120,11 @@ export class RedisDedupeStore implements DedupeStore {
     const value = reply === undefined ? 'd' : `d${JSON.stringify(reply)}`;
     const token = claimToken ?? this.#held.get(key);
     if (claimToken === undefined || this.#held.get(key) === claimToken) this.#held.delete(key);
+    const keys = this.keysOf(key);
     if (token === undefined) {
-      await this.#redis.command('SET', ['SET', this.prefix + key, value, 'PX', Math.ceil(ttlMs)]);
+      await this.#redis.command('SET', ['SET', keys[0], value, 'PX', Math.ceil(ttlMs)]);
     } else {
-      await this.#redis.eval(completeScript, [this.prefix + key], [token, value, Math.ceil(ttlMs)]);
+      await this.#redis.eval(completeScript, keys, [token, value, Math.ceil(ttlMs)]);
     }
   }
 
@@ -102,8 +132,9 @@ export class RedisDedupeStore implements DedupeStore {
   async release(key: string, claimToken?: string): Promise<void> {
     const token = claimToken ?? this.#held.get(key);
     if (claimToken === undefined || this.#held.get(key) === claimToken) this.#held.delete(key);
-    if (token === undefined) await this.#redis.command('DEL', ['DEL', this.prefix + key]);
-    else await this.#redis.eval(releaseScript, [this.prefix + key], [token]);
+    const [claim] = this.keysOf(key);
+    if (token === undefined) await this.#redis.command('DEL', ['DEL', claim]);
+    else await this.#redis.eval(releaseScript, [claim], [token]);
   }
 }
 
@@ -128,4 +159,12 @@ export function redisDedupeStore(
   options?: RedisDedupeStoreOptions,
 ): RedisDedupeStore {
   return new RedisDedupeStore(redis, options);
+}
+
+function parseReply(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new GatewayError('redisDedupeStore: a stored reply is not JSON', { cause: error });
+  }
 }

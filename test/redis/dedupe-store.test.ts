@@ -3,8 +3,12 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisDedupeStore } from '../../src/redis.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { fixture } from '../support/fixtures.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { useRedisServer } from '../support/redis-server.js';
+
+const contactAdd = fixture('v2', 'crm_entities.contact_add') as { meta: Record<string, unknown> };
 
 describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a real redis-server', () => {
   const server = useRedisServer();
@@ -75,6 +79,60 @@ describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a re
       const claimed = results.filter((r) => r.state === 'claimed').length;
       expect(claimed).toBe(200);
       expect(results.filter((r) => r.state === 'processing')).toHaveLength(200);
+    });
+
+    it('a holder whose claim expired cannot overwrite its successor’s stored reply', async () => {
+      const a = store(0);
+      const b = store(1);
+      const stale = (await a.claim('k7', 100)) as { token: string };
+      await sleep(150);
+      const successor = (await b.claim('k7', 10_000)) as { token: string };
+      await b.complete('k7', 60_000, { id: 'new' }, successor.token);
+      await a.complete('k7', 60_000, { id: 'stale' }, stale.token);
+      expect(await b.claim('k7', 10_000)).toEqual({ state: 'done', reply: { id: 'new' } });
+    });
+
+    it('a kept CRM reply survives a release and an expired lease; complete supersedes it', async () => {
+      const a = store(0);
+      const b = store(1);
+      const first = (await a.claim('k8', 100)) as { token: string };
+      await a.keepReply('k8', { id: 'contact-1', name: 'Ann' }, 60_000);
+      await a.release('k8', first.token);
+      const second = (await b.claim('k8', 100)) as { token: string };
+      expect(second).toMatchObject({ state: 'claimed', reply: { id: 'contact-1', name: 'Ann' } });
+      await sleep(150); // its holder died: the lease ends, the reply stays
+      const third = (await a.claim('k8', 10_000)) as { token: string };
+      expect(third).toMatchObject({ state: 'claimed', reply: { id: 'contact-1' } });
+      await a.complete('k8', 60_000, { id: 'contact-1', name: 'Ann' }, third.token);
+      expect(await b.claim('k8', 10_000)).toEqual({ state: 'done', reply: { id: 'contact-1', name: 'Ann' } });
+    });
+
+    it("a handler on this store: 'await' with a failing listener creates one CRM contact, not two", async () => {
+      let created = 0;
+      let failures = 1;
+      const handlers = [0, 1].map((n) => {
+        const hooks = new WebhookHandler({ secret: 's', dispatch: 'await', dedupe: store(n) });
+        hooks.on('error', () => {});
+        hooks.respond('crm_entities.contact_add', () => ({ id: `crm-${++created}`, name: 'Ann' }));
+        hooks.on('crm_entities.contact_add', () => {
+          if (failures-- > 0) throw new Error('database down');
+        });
+        return hooks;
+      });
+      const body = JSON.stringify({
+        ...contactAdd,
+        meta: { ...contactAdd.meta, idempotency_key: `crm-${kind}` },
+      });
+      const deliver = (n: number) =>
+        handlers[n]!.handle({ method: 'POST', url: '/?secret=s', headers: {}, body });
+      const first = await deliver(0);
+      const retry = await deliver(1); // the service's retry reaches the other instance
+      expect([first.status, retry.status, JSON.parse(retry.body).id, created]).toEqual([
+        500,
+        200,
+        'crm-1',
+        1,
+      ]);
     });
 
     it('a claim whose process was SIGKILLed is processed again after its lease', async () => {

@@ -25,13 +25,17 @@ function recordingStore(inner: DedupeStore = new MemoryDedupeStore()) {
       calls.push(`claim:${result.state}`);
       return result;
     },
-    complete: async (key, ttlMs, reply) => {
-      calls.push(reply === undefined ? 'complete' : 'complete+reply');
-      await inner.complete(key, ttlMs, reply);
+    keepReply: async (key, reply, ttlMs, token) => {
+      calls.push('keepReply');
+      await inner.keepReply(key, reply, ttlMs, token);
     },
-    release: async (key) => {
+    complete: async (key, ttlMs, reply, token) => {
+      calls.push(reply === undefined ? 'complete' : 'complete+reply');
+      await inner.complete(key, ttlMs, reply, token);
+    },
+    release: async (key, token) => {
       calls.push('release');
-      await inner.release(key);
+      await inner.release(key, token);
     },
   };
   return { store, calls };
@@ -172,7 +176,7 @@ describe('The outcome table: each row answered as it says, the key treated as it
     expect(JSON.parse(repeat.body)).toEqual({ id: 'crm-1', name: 'Alice' });
     expect(responder).toHaveBeenCalledTimes(1);
     expect(listener).toHaveBeenCalledTimes(1);
-    expect(calls).toEqual(['claim:claimed', 'complete+reply', 'claim:done']);
+    expect(calls).toEqual(['claim:claimed', 'keepReply', 'complete+reply', 'claim:done']);
   });
 
   it('a key still being processed elsewhere: 409 with Retry-After, the key kept', async () => {
@@ -189,25 +193,24 @@ describe('The outcome table: each row answered as it says, the key treated as it
     expect([second.status, second.headers['retry-after']]).toEqual([409, '5']);
     reply();
     expect((await first).status).toBe(200);
-    expect(calls).toEqual(['claim:claimed', 'claim:processing', 'complete+reply']);
+    expect(calls).toEqual(['claim:claimed', 'claim:processing', 'keepReply', 'complete+reply']);
   });
 
-  it('a CRM reply late: 500, the responder’s signal aborted, the key released so the retry is processed', async () => {
+  it('a CRM reply late: 500, the responder’s signal aborted, the key held while the responder runs', async () => {
     const { store, calls } = recordingStore();
     const { hooks, errors } = collecting({ dedupe: store, replyTimeoutMs: 20 });
     let signal: AbortSignal | undefined;
-    let late = true;
     hooks.respond('crm_entities.contact_add', (_event, context) => {
       signal = context.signal;
-      return late ? new Promise(() => {}) : { id: 'crm-2', name: 'Alice' };
+      return new Promise(() => {}); // never ends: the lease frees the key, not the handler
     });
     expect((await hooks.handle(to(contactAdd))).status).toBe(500);
     expect(signal?.aborted).toBe(true);
     expect(errors[0]?.[1].stage).toBe('respond');
-    late = false;
+    expect(errors[0]?.[0].message).toMatch(/its key is held until it ends/);
     const retry = await hooks.handle(to(contactAdd));
-    expect([retry.status, JSON.parse(retry.body).id]).toEqual([200, 'crm-2']);
-    expect(calls).toEqual(['claim:claimed', 'release', 'claim:claimed', 'complete+reply']);
+    expect([retry.status, retry.headers['retry-after']]).toEqual([409, '5']);
+    expect(calls).toEqual(['claim:claimed', 'claim:processing']);
   });
 
   it('maxPendingDispatches reached: 503 with Retry-After before any responder runs, the key released', async () => {
@@ -230,6 +233,7 @@ describe('The outcome table: each row answered as it says, the key treated as it
       'claim:claimed',
       'release',
       'claim:claimed',
+      'keepReply',
       'complete+reply',
     ]);
   });
@@ -290,6 +294,7 @@ describe('The outcome table: each row answered as it says, the key treated as it
       claim: async (): Promise<ClaimResult> => {
         throw new Error('ECONNREFUSED');
       },
+      keepReply: () => {},
       complete: () => {},
       release: () => {},
     };
@@ -407,6 +412,7 @@ describe('Nothing can hang a delivery or run its work twice', () => {
     vi.useFakeTimers();
     const hanging: DedupeStore = {
       claim: () => new Promise(() => {}),
+      keepReply: () => {},
       complete: () => {},
       release: () => {},
     };
@@ -427,7 +433,7 @@ describe('Nothing can hang a delivery or run its work twice', () => {
     const first = hooks.handle(to(body));
     await vi.advanceTimersByTimeAsync(1000);
     expect((await first).status).toBe(500);
-    expect(errors[0]?.[0].message).toMatch(/listeners did not finish within 1000 ms/);
+    expect(errors[0]?.[0].message).toMatch(/listeners did not finish within replyTimeoutMs \(1000 ms/);
     expect((await hooks.handle(to(body))).status).toBe(409); // a retry does not run beside them
     finish();
     await vi.advanceTimersByTimeAsync(0);

@@ -195,7 +195,7 @@ describe('Replies to CRM requests: respond()', () => {
     const late = handler({ replyTimeoutMs: 30 });
     late.hooks.respond('crm_entities.contact_add', () => new Promise(() => {}));
     expect((await late.hooks.handle(post(contactAdd))).status).toBe(500);
-    expect(late.errors[0]?.[0].message).toMatch(/did not reply within 30 ms/);
+    expect(late.errors[0]?.[0].message).toMatch(/did not reply within replyTimeoutMs \(30 ms\)/);
   });
 
   it('lets the service’s retry through after a failed reply (the dedupe key is released)', async () => {

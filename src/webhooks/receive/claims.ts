@@ -28,6 +28,14 @@ export class Claims {
     return bounded(() => this.store.claim(key, this.leaseMs), 'claim');
   }
 
+  /**
+   * Keeps a CRM reply with the key before anything else runs, so every later attempt of the
+   * delivery is answered with it and the responder never runs twice for one key.
+   */
+  keepReply(claim: Claim, reply: unknown): Promise<void> {
+    return bounded(() => this.store.keepReply(claim.key, reply, this.ttlMs, claim.token), 'keepReply');
+  }
+
   /** Applies an outcome's key action: `done` completes (with the reply), `released` releases. */
   async apply(claim: Claim, action: KeyAction, reply?: unknown): Promise<void> {
     if (action === 'done') {

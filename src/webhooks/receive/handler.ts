@@ -14,10 +14,10 @@ import {
   type WebhookEvents,
 } from './events.js';
 import { type ResolvedHandlerOptions, resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
-import { answerOf, OUTCOMES, type Outcome } from './outcomes.js';
+import { answerOf, type KeyAction, OUTCOMES, type Outcome } from './outcomes.js';
 import { readRequestBody } from './read-request-body.js';
 import { header, maskSecret, type WebhookRequest, type WebhookResponse } from './request.js';
-import { responderKind, runResponder } from './responder.js';
+import { type ResponderRun, responderKind, runResponder } from './responder.js';
 import { type Authentication, Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */
@@ -37,8 +37,8 @@ interface Delivery {
   claim?: Claim;
   /** The step under way: what an unexpected failure is reported as. */
   stage: ErrorContext['stage'];
-  /** Work still running past its answer ('await', a queue function): its end decides the key. */
-  lateWork?: Promise<boolean>;
+  /** Work still running past its answer (a late responder, 'await', a queue function): its end decides the key. */
+  lateWork?: Promise<KeyAction>;
 }
 
 /** How a delivery ended: a row of the outcome table, and a CRM reply when there is one. */
@@ -46,6 +46,12 @@ interface Ending {
   outcome: Outcome;
   reply?: unknown;
 }
+
+/** Delivery kinds whose missing idempotency key is reported (once each). */
+const MAX_UNKEYED_KINDS = 100;
+
+/** A late responder that failed in the end. */
+const LATE_FAILED: unique symbol = Symbol('late-failed');
 
 /** Rejected items reported one by one; past it, one report counts the rest. */
 const MAX_REPORTED_ITEMS = 100;
@@ -75,6 +81,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   readonly #claims: Claims | undefined;
   readonly #responders = new Map<ResponderKind, Responders[ResponderKind]>();
   readonly #background: BackgroundTasks;
+  readonly #unkeyed = new Set<string>();
 
   /**
    * @throws GatewayError when neither `secret` nor `v3AuthToken` is set (unless
@@ -159,7 +166,10 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       });
     if (lateWork) {
       // Answered already; the key waits for the work: done if it succeeds, released if not.
-      void lateWork.then((ok) => apply(ok ? 'done' : 'released', ending.reply));
+      void lateWork.then(
+        (action) => apply(action, ending.reply),
+        (error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe'),
+      );
       return;
     }
     await apply(OUTCOMES[ending.outcome].key, ending.reply);
@@ -227,38 +237,104 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     }
   }
 
-  /** claim → answer → dispatch. */
+  /**
+   * claim → answer → dispatch, all within one deadline (`replyTimeoutMs`): the responder and,
+   * under 'await' or a queue function, the dispatch after it share it.
+   */
   async #process(webhook: Webhook, delivery: Delivery): Promise<Ending> {
-    const key = webhook.api === 'v2' ? webhook.meta.idempotency_key : undefined;
+    const deadline = Date.now() + this.#options.replyTimeoutMs;
+    const key = this.#keyOf(webhook, delivery);
+    let kept: { reply: unknown } | undefined;
     if (key !== undefined && this.#claims) {
       delivery.stage = 'dedupe';
       const claim = await this.#claims.claim(key);
       if (claim.state === 'done') return { outcome: 'duplicate', reply: claim.reply };
       if (claim.state === 'processing') return { outcome: 'processing' };
       delivery.claim = { key, token: claim.token };
+      if (claim.reply !== undefined) kept = { reply: claim.reply }; // the responder ran already
     }
     const mode = this.#options.dispatch;
     const slot = mode === 'background' ? this.#background.reserve() : undefined;
     if (mode === 'background' && !slot) return { outcome: 'busy' };
     try {
       const kind = responderKind(webhook);
-      let reply: unknown;
-      if (kind) {
-        try {
-          reply = await runResponder(kind, this.#responders.get(kind), webhook, this.#options.replyTimeoutMs);
-        } catch (error) {
-          this.#report(asGatewayError(error), delivery, 'respond');
-          return { outcome: 'replyFailed' };
-        }
-      }
+      const answered = kind && !kept ? await this.#answer(kind, webhook, delivery, deadline) : kept;
+      if (kind && !answered) return { outcome: 'replyFailed' };
       delivery.stage = 'dispatch';
       const outcome = slot
         ? this.#startBackground(webhook, delivery, slot)
-        : await this.#dispatchNow(webhook, delivery);
-      return { outcome, reply };
+        : await this.#dispatchNow(webhook, delivery, deadline);
+      return { outcome, reply: answered?.reply };
     } finally {
       slot?.cancel(); // a no-op once the dispatch started in it
     }
+  }
+
+  /**
+   * The idempotency key of a v2 delivery; an empty or blank one counts as none. Without a key a
+   * delivery is processed without dedupe, and 'error' says so once per delivery kind.
+   */
+  #keyOf(webhook: Webhook, delivery: Delivery): string | undefined {
+    if (webhook.api !== 'v2') return undefined;
+    const key = webhook.meta.idempotency_key;
+    if (key !== undefined && key !== null && String(key).trim() !== '') return String(key);
+    const kind = String(webhook.event);
+    if (this.#claims && this.#unkeyed.size < MAX_UNKEYED_KINDS && !this.#unkeyed.has(kind)) {
+      this.#unkeyed.add(kind);
+      const why = `a ${kind} delivery came without meta.idempotency_key: such deliveries are processed without dedupe`;
+      this.#report(new GatewayError(why), delivery, 'dedupe');
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs the responder within the deadline and keeps its reply with the key before anything else
+   * runs, so a failed dispatch never makes the responder run twice. Undefined when it failed.
+   */
+  async #answer(
+    kind: ResponderKind,
+    webhook: Webhook,
+    delivery: Delivery,
+    deadline: number,
+  ): Promise<{ reply: unknown } | undefined> {
+    delivery.stage = 'respond';
+    let run: ResponderRun;
+    try {
+      run = await runResponder(kind, this.#responders.get(kind), webhook, Math.max(0, deadline - Date.now()));
+    } catch (error) {
+      this.#report(asGatewayError(error), delivery, 'respond');
+      return undefined;
+    }
+    if (run.late) {
+      const why = `The ${kind} responder did not reply within replyTimeoutMs (${this.#options.replyTimeoutMs} ms)`;
+      this.#report(new GatewayError(`${why}; its key is held until it ends`), delivery, 'respond');
+      delivery.lateWork = this.#keepLateReply(run.late, delivery);
+      return undefined;
+    }
+    if (delivery.claim && this.#claims) {
+      delivery.stage = 'dedupe';
+      // A store that fails here changes no answer: the reply still reaches the service.
+      await this.#claims.keepReply(delivery.claim, run.reply).catch((error: unknown) => {
+        this.#report(asGatewayError(error), delivery, 'dedupe');
+      });
+    }
+    return { reply: run.reply };
+  }
+
+  /**
+   * A late responder: the key stays held until it really ends (at most the lease, after which the
+   * store frees it); a reply it still returns is kept, so the service's retry gets that reply.
+   */
+  async #keepLateReply(late: Promise<unknown>, delivery: Delivery): Promise<KeyAction> {
+    const ended = await within(late, this.#options.leaseMs).catch((error: unknown) => {
+      this.#report(asGatewayError(error), delivery, 'respond');
+      return LATE_FAILED;
+    });
+    if (ended === LATE) return 'none';
+    if (ended !== LATE_FAILED && delivery.claim && this.#claims) {
+      await this.#claims.keepReply(delivery.claim, ended);
+    }
+    return 'released';
   }
 
   /** 'background': listeners run after the answer, handed to `waitUntil` when there is one. */
@@ -277,7 +353,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
    * service's own 30 s). Work still running then is answered as failed, and the key waits for its
    * end, so a retry neither runs beside it nor loses it.
    */
-  async #dispatchNow(webhook: Webhook, delivery: Delivery): Promise<Outcome> {
+  async #dispatchNow(webhook: Webhook, delivery: Delivery, deadline: number): Promise<Outcome> {
     const mode = this.#options.dispatch;
     const failed: Outcome = mode === 'await' ? 'listenerFailed' : 'queueFailed';
     const work: Promise<boolean> =
@@ -292,12 +368,12 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
               },
             )
         : this.#dispatch(webhook, delivery.context).then((failures) => failures.length === 0);
-    const done = await within(work, this.#options.replyTimeoutMs);
+    const done = await within(work, Math.max(0, deadline - Date.now()));
     if (done === LATE) {
       const what = mode === 'await' ? 'The listeners' : 'The dispatch function';
-      const late = `${what} did not finish within ${this.#options.replyTimeoutMs} ms`;
+      const late = `${what} did not finish within replyTimeoutMs (${this.#options.replyTimeoutMs} ms, the whole answer)`;
       this.#report(new GatewayError(late), delivery, mode === 'await' ? 'listener' : 'dispatch');
-      delivery.lateWork = work;
+      delivery.lateWork = work.then((ok) => (ok ? 'done' : 'released'));
       return failed;
     }
     return done ? 'accepted' : failed;

@@ -25,33 +25,58 @@ export function responderKind(webhook: Webhook): ResponderKind | undefined {
 }
 
 /**
+ * How a responder's run ended in time: its checked reply, or `late` — the time ran out first, and
+ * `late` settles when the responder really ends (with its checked reply, or rejecting).
+ */
+export type ResponderRun = { reply: unknown; late?: undefined } | { late: Promise<unknown> };
+
+/**
  * Runs the responder of `kind` within `timeoutMs` and checks its reply against the spec's reply
- * schema. Every failure (no responder, a throw, a late or invalid reply) is a GatewayError, so
- * the handler answers 5xx and the service sees it. The responder's `signal` is aborted when its
- * reply is no longer wanted, so it can stop before it creates an entity nobody will hear of.
+ * schema. A failure (no responder, a throw, an invalid reply) is a GatewayError, so the handler
+ * answers 5xx and the service sees it. Past `timeoutMs` the responder's `signal` is aborted (its
+ * reply is no longer wanted in this answer, so it can stop before it creates an entity), and the
+ * run ends `late`: the handler holds the key until the responder really ends and keeps a reply it
+ * still returns, so the service's retry gets that reply rather than a second entity.
  */
 export async function runResponder(
   kind: ResponderKind,
   responder: Responders[ResponderKind] | undefined,
   webhook: Webhook,
   timeoutMs: number,
-): Promise<unknown> {
+): Promise<ResponderRun> {
   if (!responder) {
     throw new GatewayError(`No responder for ${kind}: register one with handler.respond('${kind}', fn)`);
   }
   const controller = new AbortController();
+  const call = responder as (w: Webhook, context: ResponderContext) => unknown;
+  const checked = Promise.resolve()
+    .then(() => call(webhook, { signal: controller.signal }))
+    .then(
+      (reply) => check(kind, reply),
+      (error: unknown) => Promise.reject(failure(kind, error)),
+    );
   try {
-    const call = responder as (w: Webhook, context: ResponderContext) => unknown;
-    const reply = await within(Promise.resolve(call(webhook, { signal: controller.signal })), timeoutMs);
-    if (reply === LATE) throw new GatewayError(`The ${kind} responder did not reply within ${timeoutMs} ms`);
-    const checked = REPLY_SCHEMAS[kind].safeParse(reply);
-    if (!checked.success) throw new GatewayValidationError(toIssues(checked.error), `${kind} reply`);
-    return reply;
+    const reply = await within(checked, timeoutMs);
+    if (reply !== LATE) return { reply };
+    const late = new GatewayError(`The ${kind} responder did not reply within ${timeoutMs} ms`);
+    controller.abort(late);
+    return { late: checked };
   } catch (error) {
     controller.abort(error); // whatever failed, the reply is no longer wanted
-    if (error instanceof GatewayError) throw error;
-    throw new GatewayError(`The ${kind} responder failed: ${(error as Error)?.message ?? String(error)}`, {
-      cause: error,
-    });
+    throw error;
   }
+}
+
+/** The reply when it fits the spec's reply schema of `kind`. */
+function check(kind: ResponderKind, reply: unknown): unknown {
+  const checked = REPLY_SCHEMAS[kind].safeParse(reply);
+  if (!checked.success) throw new GatewayValidationError(toIssues(checked.error), `${kind} reply`);
+  return reply;
+}
+
+function failure(kind: ResponderKind, error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(`The ${kind} responder failed: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
 }
