@@ -66,7 +66,7 @@ describe('Authenticated: the right ?secret=, or a v3 delivery with the right crm
     expect((await hooks.handle(post(createDeal, '/hooks', bearer('crm-key-123')))).status).toBe(200);
     expect((await hooks.handle(post(probe, '/hooks', bearer('crm-key-12')))).status).toBe(401);
     expect((await hooks.handle(post(probe, '/hooks', bearer('crm-key-1234')))).status).toBe(401);
-    expect((await hooks.handle(post(probe, '/hooks'))).status).toBe(401);
+    expect((await hooks.handle(post(createDeal, '/hooks'))).status).toBe(401);
   });
 
   it('with both, a v3 delivery needs one of them, a v2 delivery the secret', async () => {

@@ -60,6 +60,15 @@ function bodyOf(req: NodeRequestLike): unknown {
   return emptyObject && req.readableEnded === false ? req : body;
 }
 
+/** The path of a request's URL, or undefined when it cannot be parsed (`//`, `http://`). */
+function pathOf(url: string): string | undefined {
+  try {
+    return new URL(url, 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 function send(res: NodeResponseLike, answer: WebhookResponse): void {
   if (res.headersSent || res.destroyed) return;
   if (typeof res.writeHead === 'function') {
@@ -89,7 +98,8 @@ export function createNodeMiddleware(handler: WebhookHandler, options: NodeMiddl
   ): Promise<void> => {
     try {
       const url = req.originalUrl ?? req.url ?? '/';
-      if (options.path !== undefined && new URL(url, 'http://localhost').pathname !== options.path) {
+      // A URL that cannot be parsed (`//`) is not a delivery: passed on like any other path.
+      if (options.path !== undefined && pathOf(url) !== options.path) {
         if (next) return next();
         return send(res, jsonResponse(404, { error: 'not_found' }));
       }

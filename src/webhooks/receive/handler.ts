@@ -47,6 +47,11 @@ interface Ending {
   reply?: unknown;
 }
 
+/** Bytes of an unauthenticated request read to tell the v3 `{ test: true }` probe (it is 14). */
+const PROBE_BYTES = 64;
+/** Time an unauthenticated request is given to send those bytes. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 /** Delivery kinds whose missing idempotency key is reported (once each). */
 const MAX_UNKEYED_KINDS = 100;
 
@@ -179,6 +184,8 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
     if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
     const auth = this.#verifier.verify(request);
+    if (!auth && this.#verifier.mayBeProbe(request) && (await this.#isProbe(request)))
+      return { outcome: 'probe' };
     if (!auth) return this.#unauthorized(this.#verifier.expected, delivery);
     if (Number(header(request.headers, 'content-length')) > this.#options.maxBodyBytes) {
       return { outcome: 'tooLarge' };
@@ -197,6 +204,25 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     delivery.context.rawBody = read.body;
     delivery.stage = 'decode';
     return this.#decode(read.body, auth, delivery);
+  }
+
+  /**
+   * Whether an unauthenticated request is the v3 `{ test: true }` probe: at most its first
+   * {@link PROBE_BYTES} bytes are read, so a sender without credentials still costs next to nothing.
+   */
+  async #isProbe(request: WebhookRequest): Promise<boolean> {
+    if (Number(header(request.headers, 'content-length')) > PROBE_BYTES) return false;
+    const read = await readRequestBody(request.body, {
+      maxBytes: PROBE_BYTES,
+      timeoutMs: Math.min(this.#options.bodyTimeoutMs, PROBE_TIMEOUT_MS),
+    });
+    if (read.kind !== 'body') return false;
+    const parsed = readJsonBody(read.body);
+    if (!parsed.ok) return false;
+    const value = parsed.value as Record<string, unknown> | null;
+    return (
+      typeof value === 'object' && value !== null && value.test === true && Object.keys(value).length === 1
+    );
   }
 
   async #decode(body: unknown, auth: Authentication, delivery: Delivery): Promise<Ending> {

@@ -41,6 +41,11 @@ export const OUTCOMES = {
     headers: { connection: 'close' },
     key: 'none',
   },
+  /**
+   * The v3 `{ test: true }` probe without the crmKey (the service may probe before it holds the
+   * key): answered 200, with nothing dispatched.
+   */
+  probe: { status: 200, body: { ok: true }, key: 'none' },
   /** Over `maxBodyBytes`: reading stops there and the connection is closed. */
   tooLarge: { status: 413, body: { error: 'body_too_large' }, headers: { connection: 'close' }, key: 'none' },
   /** Not complete within `bodyTimeoutMs`. */

@@ -30,6 +30,15 @@ export class Verifier {
     return wanted.length > 1 ? `it has neither ${wanted.join(' nor ')}` : `it lacks ${wanted[0]}`;
   }
 
+  /**
+   * Whether an unauthenticated request may be the v3 `{ test: true }` probe, sent before the
+   * service holds the crmKey: only when no URL secret is configured (it is still required when
+   * one is), a crmKey is, and the request carries no Authorization at all (a wrong key is refused).
+   */
+  mayBeProbe(request: Pick<WebhookRequest, 'headers'>): boolean {
+    return !this.#secret && !!this.#crmKey && header(request.headers, 'authorization') === undefined;
+  }
+
   /** How the request is authenticated, or undefined when it is not. */
   verify(request: Pick<WebhookRequest, 'url' | 'headers'>): Authentication | undefined {
     if (!this.#secret && !this.#crmKey) return 'open';
