@@ -10,7 +10,7 @@ import type * as z from 'zod/mini';
 import type { Issue } from '../core/errors.js';
 import { CHANNEL_REASONS, CHANNEL_STATUSES, CHAT_TYPES, TIERS, type V2_EVENTS } from './constants.js';
 import { type Kit, lazy, zodKit } from './kit.js';
-import { FAILURE_REASONS, type MessageFailureReason } from './reasons.js';
+import { FAILURE_REASON_PREFIXES, FAILURE_REASONS, type MessageFailureReason } from './reasons.js';
 
 /** Outbound message statuses (spec: States → Outbound message status), in order. */
 export const MESSAGE_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'failed'] as const;
@@ -22,12 +22,15 @@ export const MEMBER_STATUSES = ['in_group', 'invited', 'unknown', 'deleted', 'no
 export const EVENT_CHAT_TYPES = [...CHAT_TYPES, 'cian'] as const;
 
 /**
- * A failure reason: the spec's whole names decode case-insensitively; the names it leaves open
- * (`waba_rejected_by_…`) and any other string are kept as they came. Typed with the open names
+ * A failure reason: the spec's whole names, and the names it leaves open (`waba_rejected_by_…`),
+ * decode case-insensitively to its lower-case spelling; any other string is kept as it came. Typed with the open names
  * as template literals, so `switch (reason)` is checked.
  */
 const failureReason = (k: Kit) =>
-  k.oneOf(FAILURE_REASONS) as unknown as z.ZodMiniTransform<MessageFailureReason, unknown>;
+  k.oneOf(FAILURE_REASONS, FAILURE_REASON_PREFIXES) as unknown as z.ZodMiniTransform<
+    MessageFailureReason,
+    unknown
+  >;
 
 /** Builds the pieces shared by several v2 events. */
 function buildParts(k: Kit) {
@@ -261,7 +264,8 @@ function buildChannels(k: Kit) {
 function buildCrm(k: Kit) {
   const { opt, optId, chatType, source } = buildParts(k);
   const contactChat = k.obj({
-    chat_type: chatType,
+    /** May be missing: an incomplete chat is kept as it came; the responder decides. */
+    chat_type: k.opt(chatType),
     chat_id: optId,
     /** Telegram only. */
     username: opt,
@@ -300,6 +304,7 @@ export function buildV2(k: Kit) {
   const m = buildMessages(k);
   const c = buildChannels(k);
   const crm = buildCrm(k);
+  const { optId } = buildParts(k);
   /** A payload the spec does not show (group_chat.update, messages_dump.status_update, channel.update). */
   const unshown = k.obj({});
   const payloads = {
@@ -321,10 +326,13 @@ export function buildV2(k: Kit) {
     'channel.update': unshown,
   };
   const webhookMeta = k.obj({
-    /** Unique per delivery (documented as a UUIDv4): the key of deduplication. */
-    idempotency_key: k.id,
-    /** When the delivery was made: Unix time in seconds. */
-    timestamp: k.num,
+    /**
+     * Unique per delivery (documented as a UUIDv4): the key of deduplication. Without it (or
+     * blank) the delivery is processed without dedupe.
+     */
+    idempotency_key: optId,
+    /** When the delivery was made: Unix time in seconds. May be missing. */
+    timestamp: k.opt(k.num),
   });
   return { payloads, webhookMeta, recipient: m.recipient, advert: m.advert, referral: m.referral };
 }

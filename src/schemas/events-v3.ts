@@ -163,7 +163,7 @@ export function buildV3(k: Kit) {
     /** Contact name. */
     name: opt,
     /** The chats of the contact. */
-    contactData: k.opt(k.list(k.obj({ chatType: k.oneOf(EVENT_CHAT_TYPES), chatId: optId }))),
+    contactData: k.opt(k.list(k.obj({ chatType: k.opt(k.oneOf(EVENT_CHAT_TYPES)), chatId: optId }))),
     /** `auto` or `byUser`. */
     source,
   });
@@ -178,8 +178,11 @@ export function buildV3(k: Kit) {
   const channelUpdate = k.obj({
     /** Channel id. */
     channelId: k.id,
-    /** active, disabled, qr, phoneUnavailable (deprecated), openElsewhere, notEnoughMoney, unauthorized. */
-    state: k.oneOf(V3_CHANNEL_STATES),
+    /**
+     * active, disabled, qr, phoneUnavailable (deprecated), openElsewhere, notEnoughMoney,
+     * unauthorized. May be missing (an update carrying only `qridle`).
+     */
+    state: k.opt(k.oneOf(V3_CHANNEL_STATES)),
     /** wapi channels only. */
     tier: k.opt(k.oneOf(TIERS)),
     /** Base64 QR code, present only when state is qr (see `qrToPng`). */
@@ -223,8 +226,17 @@ export type V3TemplateStatus = z.output<V3Schemas['templateStatus']>;
 interface V3Base {
   /** The surface that sent it. */
   api: 'v3';
-  /** The items that did not decode (empty when all did, and for kinds that carry one object). */
+  /**
+   * The items that did not decode (empty when all did, and for kinds that carry one object). In a
+   * body of several kinds, a whole kind that did not decode is listed with `index` -1.
+   */
   rejected: RejectedItem[];
+  /**
+   * The other kinds the same body carried (a v3 body may carry several), each decoded as a
+   * delivery of its own, a kind the SDK does not know as `type: 'unknown'`. The handler calls the
+   * listeners of each. Absent for a body of one kind.
+   */
+  also?: V3Webhook[];
 }
 
 /** `messages` and `statuses` (possibly both in one delivery): each an array, empty when absent. */

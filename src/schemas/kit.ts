@@ -36,7 +36,10 @@ export interface Kit {
   /** Anything, kept as it came. */
   unknown: z.ZodMiniUnknown;
   /** An enumeration read case-insensitively; unknown values kept as they came. */
-  oneOf<const V extends readonly string[]>(values: V): z.ZodMiniTransform<Lenient<V[number]>, unknown>;
+  oneOf<const V extends readonly string[]>(
+    values: V,
+    prefixes?: readonly string[],
+  ): z.ZodMiniTransform<Lenient<V[number]>, unknown>;
   /** An optional field: absent, `null`, or the value. */
   opt<S extends z.ZodMiniType>(schema: S): z.ZodMiniOptional<z.ZodMiniNullable<S>>;
   /** An array of items. */

@@ -47,20 +47,29 @@ export type Lenient<T extends string> = T | (string & {});
 
 /**
  * The spec's spelling of an enumeration value: exact matches as they are, a match ignoring case
- * in the spec's spelling, anything else kept as it came.
+ * in the spec's spelling, a value starting with one of `prefixes` ignoring case (the values the
+ * spec names only up to a trailing underscore) lower-cased as the spec writes them, anything else
+ * kept as it came.
  */
-export function enumSpelling(values: readonly string[]): (v: string) => string {
+export function enumSpelling(
+  values: readonly string[],
+  prefixes: readonly string[] = [],
+): (v: string) => string {
   const exact = new Set<string>(values);
   const folded = new Map(values.map((v) => [v.toLowerCase(), v]));
-  return (v) => (exact.has(v) ? v : (folded.get(v.toLowerCase()) ?? v));
+  return (v) => {
+    if (exact.has(v)) return v;
+    const lower = v.toLowerCase();
+    return folded.get(lower) ?? (prefixes.some((prefix) => lower.startsWith(prefix)) ? lower : v);
+  };
 }
 
 /**
  * An enumeration read case-insensitively: a value that matches one of `values` ignoring case
  * decodes to the spec's spelling; any other string is kept as it came, never rejected.
  */
-export function lenientEnum<const T extends readonly string[]>(values: T) {
-  const spell = enumSpelling(values);
+export function lenientEnum<const T extends readonly string[]>(values: T, prefixes?: readonly string[]) {
+  const spell = enumSpelling(values, prefixes);
   return z.transform((v: unknown, ctx): Lenient<T[number]> => {
     // Any string is accepted (unknown values are kept), so the issue asks for a string.
     if (typeof v !== 'string') return expected(ctx, v, 'a string');

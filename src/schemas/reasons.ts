@@ -65,7 +65,11 @@ export type MessageFailureReason = Lenient<FailureReason>;
 
 const exact: ReadonlySet<string> = new Set(FAILURE_REASONS);
 
-/** Whether a delivered reason is one the spec lists (whole, or by its open-ended prefix). */
+/**
+ * Whether a delivered reason is one the spec lists (whole, or by its open-ended prefix); case
+ * is ignored, as decoding ignores it.
+ */
 export function isFailureReason(reason: string): reason is FailureReason {
-  return exact.has(reason) || FAILURE_REASON_PREFIXES.some((prefix) => reason.startsWith(prefix));
+  const lower = reason.toLowerCase();
+  return exact.has(lower) || FAILURE_REASON_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }

@@ -13,7 +13,8 @@ describe('Load on loopback (bounded: 5,000 deliveries)', () => {
     const calls = new Map<string, number>();
     hooks.on('message.add', async (w) => {
       await new Promise((r) => setImmediate(r)); // listeners run after the answer
-      calls.set(w.meta.idempotency_key, (calls.get(w.meta.idempotency_key) ?? 0) + 1);
+      const key = String(w.meta.idempotency_key);
+      calls.set(key, (calls.get(key) ?? 0) + 1);
     });
     const server = await listen(createServer(createNodeMiddleware(hooks)));
     const total = 5000;

@@ -213,14 +213,19 @@ describe('v3 kinds', () => {
     });
   });
 
-  it('refuses two kinds the spec never sends together, naming both', () => {
-    const r = safeParseWebhook({
-      channelsUpdates: [],
+  it('keeps two kinds in one body: the first leads, the other is in `also`, neither dropped', () => {
+    const r = parseWebhook({
+      channelsUpdates: [{ channelId: 'c1', state: 'active' }],
       templateStatus: { templateGuid: 't', status: 'APPROVED' },
     });
-    expect(r.success === false && r.error.issues[0]?.message).toBe(
-      'expected one kind per delivery, got several: channelsUpdates, templateStatus',
-    );
+    expect(r).toMatchObject({
+      api: 'v3',
+      type: 'channelsUpdates',
+      channelsUpdates: [{ channelId: 'c1', state: 'active' }],
+      also: [
+        { api: 'v3', type: 'templateStatus', templateStatus: { templateGuid: 't', status: 'APPROVED' } },
+      ],
+    });
   });
 });
 

@@ -337,6 +337,7 @@ describe('The outcome table: each row answered as it says, the key treated as it
     expect(rows).toEqual({
       methodNotAllowed: [405, 'none'],
       unauthorized: [401, 'none'],
+      probe: [200, 'none'],
       tooLarge: [413, 'none'],
       bodyTimeout: [408, 'none'],
       clientGone: [400, 'none'],

@@ -54,8 +54,8 @@ export const checkKit = {
   num: ((v) => (typeof v === 'number' ? OK : typeof v === 'string' ? MAYBE : NO)) as Check,
   bool: ((v) => (typeof v === 'boolean' ? OK : typeof v === 'string' ? MAYBE : NO)) as Check,
   unknown: () => OK,
-  oneOf: (values: readonly string[]) => {
-    const spell = enumSpelling(values);
+  oneOf: (values: readonly string[], prefixes?: readonly string[]) => {
+    const spell = enumSpelling(values, prefixes);
     return (v: unknown) => (typeof v !== 'string' ? NO : spell(v) === v ? OK : MAYBE);
   },
   opt: (check: Check) => (v: unknown) => (v == null ? OK : check(v)),

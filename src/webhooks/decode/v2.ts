@@ -49,7 +49,8 @@ export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): D
     budget.keep([{ path: ['event'], message: 'expected a string naming the event kind' }]);
   }
   if (!Array.isArray(data)) budget.keep([{ path: ['data'], message: 'expected an array of payloads' }]);
-  const meta = decodeOne<WebhookMeta>(decoders.meta, value.meta, ['meta'], budget);
+  // An envelope without meta is still a delivery: processed without dedupe.
+  const meta = decodeOne<WebhookMeta>(decoders.meta, value.meta ?? {}, ['meta'], budget);
   if (!meta.ok || budget.issues.length > 0) return nothingDecoded(budget);
 
   const name = known.get(event as string) ?? known.get((event as string).toLowerCase());

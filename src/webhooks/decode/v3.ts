@@ -1,5 +1,6 @@
 import type { Issue } from '../../core/errors.js';
 import { isRecord } from '../../internal/is-record.js';
+import type { RejectedItem } from '../../schemas/events-v2.js';
 import type { V3Webhook } from '../../schemas/events-v3.js';
 import { kindOf } from '../../schemas/lenient.js';
 import { type Decoders, fastDecoders } from './decoders.js';
@@ -7,11 +8,12 @@ import { type Decoder, decodeItems, decodeOne, IssueBudget, Items } from './item
 import { type Decoded, nothingDecoded } from './v2.js';
 
 // One property per kind (spec: API v3 webhook deliveries, 3); messages and statuses may share one.
+// CRM requests first: in a body of several kinds, the one that needs a reply leads.
 const KINDS = {
-  messages: 'messagesAndStatuses',
-  statuses: 'messagesAndStatuses',
   createContact: 'createContact',
   createDeal: 'createDeal',
+  messages: 'messagesAndStatuses',
+  statuses: 'messagesAndStatuses',
   channelsUpdates: 'channelsUpdates',
   templateStatus: 'templateStatus',
 } as const;
@@ -84,10 +86,63 @@ function kindsOf(body: Record<string, unknown>): Kind[] {
   return present;
 }
 
+function decodeKind(kind: Kind, body: Record<string, unknown>, d: Decoders): Decoded<V3Webhook> {
+  return kind === 'messagesAndStatuses' || kind === 'channelsUpdates'
+    ? decodeLists(kind, body, d)
+    : decodeSingle(kind, body, d);
+}
+
+/** The property names of a body that name no kind the SDK knows (never `__proto__`). */
+function unknownNames(body: Record<string, unknown>): string[] {
+  return Object.keys(body).filter((key) => key !== '__proto__' && key !== 'test' && !(key in KINDS));
+}
+
+function unknownPart(body: Record<string, unknown>, names: string[]): V3Webhook {
+  const kept = Object.fromEntries(names.map((key) => [key, body[key]]));
+  return { api: 'v3', type: 'unknown', unknownKinds: names, body: kept, rejected: [] };
+}
+
+/**
+ * A body of several kinds: each decoded as a delivery of its own; the first (a CRM request when
+ * there is one) leads and holds the others in `also`. A kind that does not decode is listed in
+ * `rejected` (index -1, its whole value as `raw`) and never sinks the others; a kind the SDK does
+ * not know is kept as an `unknown` part. Fails only when no known kind decodes.
+ */
+function decodeSeveral(present: Kind[], body: Record<string, unknown>, d: Decoders): Decoded<V3Webhook> {
+  const parts: V3Webhook[] = [];
+  const failed: RejectedItem[] = [];
+  for (const kind of present) {
+    const one = decodeKind(kind, body, d);
+    if (one.ok) {
+      parts.push(one.webhook);
+      continue;
+    }
+    const keys = kind === 'messagesAndStatuses' ? ['messages', 'statuses'] : [kind];
+    const list = keys.filter((key) => body[key] != null).join('+');
+    failed.push({
+      list,
+      index: -1,
+      issues: one.issues,
+      raw: keys.length > 1 ? pick(body, keys) : body[kind],
+    });
+  }
+  const [lead, ...others] = parts;
+  if (!lead) return { ok: false, issues: failed.flatMap((f) => f.issues) };
+  const names = unknownNames(body);
+  if (names.length > 0) others.push(unknownPart(body, names));
+  const rejected = [...parts.flatMap((part) => part.rejected), ...failed];
+  return { ok: true, webhook: { ...lead, rejected, also: others } };
+}
+
+function pick(body: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => body[key] != null).map((key) => [key, body[key]]));
+}
+
 /**
  * Decodes a v3 delivery: one property per kind, `messages` and `statuses` together as one
- * `messagesAndStatuses` value (both arrays, empty when absent; the only pair the spec allows in
- * one body), the `{ test: true }` probe, and `type: 'unknown'` for a body of no known kind.
+ * `messagesAndStatuses` value (both arrays, empty when absent), the `{ test: true }` probe, and
+ * `type: 'unknown'` for a body of no known kind. A body of several kinds keeps every one of them
+ * (see `also`); none is dropped and none makes the rest refused.
  */
 export function decodeV3(value: unknown, d: Decoders = fastDecoders()): Decoded<V3Webhook> {
   if (!isRecord(value)) return fail([], 'expected a v3 delivery (a JSON object)');
@@ -98,18 +153,11 @@ export function decodeV3(value: unknown, d: Decoders = fastDecoders()): Decoded<
   if (present.length === 0) {
     if (value.test === true || value.test === 'true')
       return { ok: true, webhook: { api: 'v3', type: 'test', test: true, rejected: [] } };
-    const names = Object.keys(value).filter((key) => key !== '__proto__');
+    const names = unknownNames(value);
     if (names.length === 0)
       return fail([], `expected one of ${Object.keys(KINDS).join(', ')}, or { test: true }`);
-    const body = Object.fromEntries(names.map((key) => [key, value[key]]));
-    return { ok: true, webhook: { api: 'v3', type: 'unknown', unknownKinds: names, body, rejected: [] } };
+    return { ok: true, webhook: unknownPart(value, names) };
   }
-  if (present.length > 1) {
-    // The spec allows messages and statuses together (one kind here), and no other pair.
-    return fail([], `expected one kind per delivery, got several: ${present.join(', ')}`);
-  }
-  const kind = present[0] as Kind;
-  return kind === 'messagesAndStatuses' || kind === 'channelsUpdates'
-    ? decodeLists(kind, value, d)
-    : decodeSingle(kind, value, d);
+  if (present.length > 1 || unknownNames(value).length > 0) return decodeSeveral(present, value, d);
+  return decodeKind(present[0] as Kind, value, d);
 }

@@ -405,16 +405,21 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     return done ? 'accepted' : failed;
   }
 
-  /** Runs the listeners of the delivery's kind and of 'webhook'; reports each failure. */
+  /**
+   * Runs the listeners of the delivery's kind (of each kind, for a v3 body of several) and of
+   * 'webhook' (once, with the whole delivery); reports each failure.
+   */
   async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<readonly unknown[]> {
-    const name = eventName(webhook);
-    const failures = this.listenerCount('webhook')
-      ? (
-          await Promise.all([settleListeners(this, name, webhook), settleListeners(this, 'webhook', webhook)])
-        ).flat()
-      : await settleListeners(this, name, webhook);
+    const runs: Promise<readonly unknown[]>[] = [settleListeners(this, eventName(webhook), webhook)];
+    if (webhook.api === 'v3' && webhook.also) {
+      for (const part of webhook.also) runs.push(settleListeners(this, eventName(part), part));
+    }
+    if (this.listenerCount('webhook')) runs.push(settleListeners(this, 'webhook', webhook));
+    const failures =
+      runs.length === 1 ? await (runs[0] as Promise<readonly unknown[]>) : (await Promise.all(runs)).flat();
     for (const failure of failures) {
-      const error = new GatewayError(`A listener of ${String(name)} failed: ${messageOf(failure)}`, {
+      const what = webhook.api === 'v3' && webhook.also ? 'a v3 delivery' : String(eventName(webhook));
+      const error = new GatewayError(`A listener of ${what} failed: ${messageOf(failure)}`, {
         cause: failure,
       });
       this.#report(error, { context }, 'listener');
