@@ -124,6 +124,7 @@ export type {
   WebhookEvents,
 } from './webhooks/receive/events.js';
 export { type HandleOptions, WebhookHandler } from './webhooks/receive/handler.js';
+export type { HandlerSource } from './webhooks/receive/handler-source.js';
 export type { DispatchMode, WebhookHandlerOptions } from './webhooks/receive/options.js';
 export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/receive/outcomes.js';
 export type { WebhookRequest, WebhookResponse } from './webhooks/receive/request.js';

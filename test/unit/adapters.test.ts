@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type GatewayError, WebhookAuthError } from '../../src/core/errors.js';
 import { createFetchHandler } from '../../src/webhooks/adapters/fetch.js';
 import type { ErrorContext } from '../../src/webhooks/receive/events.js';
@@ -108,5 +108,30 @@ describe('A body that never arrived is a wiring mistake, never an auth failure',
       body: undefined,
     });
     expect(answer.status).toBe(401);
+  });
+});
+
+describe('Every adapter takes a function building the handler on first use (Next.js build)', () => {
+  it('does not build at creation, builds once, and answers 500 while the factory throws', async () => {
+    let built = 0;
+    let secret: string | undefined;
+    const factory = () => {
+      built++;
+      return new WebhookHandler({ secret }); // throws without a secret, as at `next build`
+    };
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const handle = createFetchHandler(factory);
+      expect(built).toBe(0);
+      const early = await handle(request(messageAdd()));
+      expect([early.status, await early.json()]).toEqual([500, { error: 'handler_unavailable' }]);
+      secret = 'hook-secret';
+      expect((await handle(request(messageAdd()))).status).toBe(200);
+      expect((await handle(request(messageAdd()))).status).toBe(200);
+      expect(built).toBe(2); // the failed try, then once for good
+      expect(spy.mock.calls[0]?.[0]).toMatch(/the WebhookHandler factory failed: .*secret/);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

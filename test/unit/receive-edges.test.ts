@@ -1,9 +1,11 @@
 // Requests at the edges of the receive path: a pathological Authorization header, an address no
 // URL parser takes, the v3 probe sent before the service holds the crmKey.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import express from 'express';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { bearer } from '../../src/webhooks/receive/request.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { collecting } from '../support/handler.js';
@@ -129,5 +131,85 @@ describe('The v3 { test: true } probe before the service holds the crmKey', () =
     expect((await keyOnly.handle(post(probe, '/hooks', { authorization: 'Bearer wrong' }))).status).toBe(401);
     const both = collecting({ secret: 'sec', v3AuthToken: 'crm-key' }).hooks;
     expect((await both.handle(post(probe, '/hooks'))).status).toBe(401);
+  });
+});
+
+describe('With no error listener, the console is written to in bounded amounts', () => {
+  it('a flood of 10,000 refused requests writes at most 10 lines a minute, then one counting the rest', async () => {
+    vi.useFakeTimers();
+    const lines: string[] = [];
+    const spy = vi
+      .spyOn(console, 'error')
+      .mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      const hooks = new WebhookHandler({ secret: 'hook-secret' });
+      for (let i = 0; i < 10_000; i++) await hooks.handle(post('{}', '/hooks?secret=wrong'));
+      expect(lines).toHaveLength(10);
+      expect(lines[0]).toMatch(/auth: Webhook delivery refused/);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(lines).toHaveLength(11);
+      expect(lines[10]).toMatch(/9990 more reports left out in the last 60 s; listen to 'error'/);
+      await hooks.handle(post('{}', '/hooks?secret=wrong')); // a new window writes again
+      expect(lines).toHaveLength(12);
+    } finally {
+      spy.mockRestore();
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('A 413 is seen by the client that caused it', () => {
+  /** A client that writes its whole body before it reads anything (as many HTTP clients do). */
+  function writeAllThenRead(url: string, bytes: number): Promise<{ answer: string; error?: string }> {
+    const { port } = new URL(url);
+    return new Promise((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      let error: string | undefined;
+      socket.pause(); // reads nothing until the body is written
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+      });
+      socket.on('error', (e: NodeJS.ErrnoException) => {
+        error = e.code ?? e.message;
+      });
+      socket.on('close', () => resolve({ answer, error }));
+      const head = `POST /hooks?secret=hook-secret HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${bytes}\r\n\r\n`;
+      socket.write(head);
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < bytes) {
+          const n = Math.min(chunk.length, bytes - sent);
+          sent += n;
+          if (!socket.write(chunk.subarray(0, n))) return void socket.once('drain', pump);
+        }
+        socket.resume(); // the whole body is out: now read the answer
+      };
+      pump();
+    });
+  }
+
+  it('a client writing 6 MiB before reading gets the 413, not EPIPE or a reset', async () => {
+    const { hooks } = collecting();
+    const server = await listen(createNodeMiddleware(hooks));
+    try {
+      const { answer, error } = await writeAllThenRead(server.url, 6 * 1024 * 1024);
+      expect(error).toBeUndefined();
+      expect(answer.startsWith('HTTP/1.1 413')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a body far past the limit is not read to its end: the connection is cut', async () => {
+    const { hooks } = collecting({ maxBodyBytes: 1024 });
+    const server = await listen(createNodeMiddleware(hooks));
+    try {
+      const { error } = await writeAllThenRead(server.url, 64 * 1024 * 1024);
+      expect(error).toBeDefined(); // cut by the server rather than read whole
+    } finally {
+      await server.close();
+    }
   });
 });

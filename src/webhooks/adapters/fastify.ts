@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../receive/handler.js';
+import { type HandlerSource, resolveSource } from '../receive/handler-source.js';
 
 /** The members of a Fastify request (4 and 5) the plugin touches. */
 export interface FastifyRequestLike {
@@ -62,7 +62,8 @@ const METHODS: HttpMethod[] = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'];
  * await app.register(createFastifyPlugin(hooks, { path: '/hooks' }));
  * ```
  */
-export function createFastifyPlugin(handler: WebhookHandler, options: FastifyPluginOptions) {
+export function createFastifyPlugin(source: HandlerSource, options: FastifyPluginOptions) {
+  const handler = resolveSource(source);
   return async function messagingGatewayWebhooks(instance: FastifyInstanceLike): Promise<void> {
     instance.removeAllContentTypeParsers();
     instance.addContentTypeParser('*', (_request, payload, done) => done(null, payload));

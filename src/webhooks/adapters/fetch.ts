@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../receive/handler.js';
+import { type HandlerSource, resolveSource } from '../receive/handler-source.js';
 
 /** What the runtime passes beside the request: Cloudflare Workers' `ctx`, Vercel's context. */
 export interface FetchContextLike {
@@ -26,14 +26,16 @@ export interface CachingRequestLike {
  * answered 500 and reported on 'error'.
  * @example
  * ```ts
- * export const POST = createFetchHandler(hooks); // Next.js app/api/hooks/route.ts
+ * // Next.js app/api/hooks/route.ts: built on the first request, so `next build` needs no secret
+ * export const POST = createFetchHandler(() => new WebhookHandler({ secret: process.env.WEBHOOK_SECRET }));
  * export default { fetch: createFetchHandler(hooks) }; // Cloudflare Workers: (request, env, ctx)
  * app.post('/hooks', (c) => handle(c.req)); // Hono: c.req keeps a body a middleware read
  * ```
  */
 export function createFetchHandler(
-  handler: WebhookHandler,
+  source: HandlerSource,
 ): (request: Request | CachingRequestLike, context?: unknown, workersContext?: unknown) => Promise<Response> {
+  const handler = resolveSource(source);
   return async (input, context, workersContext) => {
     const request = isCaching(input) ? input.raw : input;
     const answer = await handler.handle(

@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../receive/handler.js';
+import { type HandlerSource, resolveSource } from '../receive/handler-source.js';
 
 /** The members of a Koa context (Koa 2 and 3) the middleware touches. */
 export interface KoaContextLike {
@@ -56,7 +56,8 @@ function bodyOf({ request, req }: KoaContextLike): unknown {
  * app.use(createKoaMiddleware(hooks, { path: '/hooks' })); // or router.post('/hooks', createKoaMiddleware(hooks))
  * ```
  */
-export function createKoaMiddleware(handler: WebhookHandler, options: KoaMiddlewareOptions = {}) {
+export function createKoaMiddleware(source: HandlerSource, options: KoaMiddlewareOptions = {}) {
+  const handler = resolveSource(source);
   return async (ctx: KoaContextLike, next: () => Promise<unknown>): Promise<void> => {
     if (options.path !== undefined && ctx.path !== options.path) {
       await next();

@@ -1,4 +1,4 @@
-import type { WebhookHandler } from '../receive/handler.js';
+import { type HandlerSource, resolveSource } from '../receive/handler-source.js';
 import { jsonResponse, type WebhookResponse } from '../receive/request.js';
 
 /** The members of node's IncomingMessage (and Express's Request) the middleware touches. */
@@ -23,6 +23,8 @@ export interface NodeRequestLike {
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
   /** Marks the request as a stream. */
   pipe: unknown;
+  /** The connection: cut when a refused body goes on past what the SDK drains. */
+  socket?: { destroy(): unknown } | null | undefined;
 }
 
 /** The members of node's ServerResponse the middleware touches. */
@@ -80,6 +82,52 @@ function send(res: NodeResponseLike, answer: WebhookResponse): void {
   res.end(answer.body);
 }
 
+/** Time a refused body is given to finish arriving before the connection is cut (ms). */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** Whether a refused body is still arriving and not declared past twice the limit (`max`). */
+function drainable(req: NodeRequestLike, max: number): boolean {
+  if (req.readableEnded !== false) return false;
+  const declared = Number(req.headers['content-length']);
+  return !(declared > max * 2); // a body declared far past the limit is cut at once
+}
+
+/**
+ * A 413 the client can read: many clients write their whole body before they read the answer,
+ * and a connection closed under them ends in EPIPE instead of the 413. So the answer goes out at
+ * once, the rest of the body is read and dropped, up to `extra` bytes (twice `maxBodyBytes`) and
+ * {@link DRAIN_TIMEOUT_MS}, and past either bound the connection is cut.
+ */
+function drainThenAnswer(
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  answer: WebhookResponse,
+  extra: number,
+): void {
+  const { connection: _close, ...headers } = answer.headers;
+  send(res, { ...answer, headers });
+  let drained = 0;
+  const cut = () => {
+    stop();
+    req.socket?.destroy();
+  };
+  const onData = (chunk: unknown) => {
+    drained += (chunk as Uint8Array).byteLength ?? 0;
+    if (drained > extra) cut();
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    req.removeListener('data', onData);
+    req.removeListener('end', stop);
+    req.removeListener('close', stop);
+  };
+  const timer = setTimeout(cut, DRAIN_TIMEOUT_MS);
+  timer.unref?.();
+  req.on('data', onData);
+  req.on('end', stop);
+  req.on('close', stop);
+}
+
 /**
  * A node:http request listener and an Express/Connect middleware at once: node:http, Express 4
  * and 5 (with or without a body parser), NestJS (`@Req()`/`@Res()` or `consumer.apply()`). Never
@@ -90,7 +138,8 @@ function send(res: NodeResponseLike, answer: WebhookResponse): void {
  * app.post('/hooks', createNodeMiddleware(hooks)); // Express
  * ```
  */
-export function createNodeMiddleware(handler: WebhookHandler, options: NodeMiddlewareOptions = {}) {
+export function createNodeMiddleware(source: HandlerSource, options: NodeMiddlewareOptions = {}) {
+  const handler = resolveSource(source);
   return async (
     req: NodeRequestLike,
     res: NodeResponseLike,
@@ -104,7 +153,13 @@ export function createNodeMiddleware(handler: WebhookHandler, options: NodeMiddl
         return send(res, jsonResponse(404, { error: 'not_found' }));
       }
       const method = req.method ?? 'GET';
-      send(res, await handler.handle({ method, url, headers: req.headers, body: bodyOf(req) }));
+      const body = bodyOf(req);
+      const answer = await handler.handle({ method, url, headers: req.headers, body });
+      const max = answer.status === 413 ? handler.get().maxBodyBytes : 0;
+      if (answer.status === 413 && body === req && drainable(req, max)) {
+        return drainThenAnswer(req, res, answer, max * 2);
+      }
+      send(res, answer);
     } catch {
       // handle() never throws; this guards a response object that does (a closed socket).
     }

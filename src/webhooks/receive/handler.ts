@@ -6,6 +6,7 @@ import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import { BackgroundTasks, type Slot } from './background-tasks.js';
 import { type Claim, Claims } from './claims.js';
+import { ConsoleReporter } from './console-reporter.js';
 import {
   type ErrorContext,
   eventName,
@@ -87,6 +88,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   readonly #responders = new Map<ResponderKind, Responders[ResponderKind]>();
   readonly #background: BackgroundTasks;
   readonly #unkeyed = new Set<string>();
+  readonly #console = new ConsoleReporter();
 
   /**
    * @throws GatewayError when neither `secret` nor `v3AuthToken` is set (unless
@@ -438,14 +440,15 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   }
 
   /**
-   * Reports on 'error'; with no 'error' listener, on the console, so nothing is silently lost. An
-   * 'error' listener that throws or rejects never turns a delivery into a crash.
+   * Reports on 'error'; with no 'error' listener, on the console (bounded: see ConsoleReporter),
+   * so nothing is silently lost. An 'error' listener that throws or rejects never turns a
+   * delivery into a crash.
    */
   #report(error: GatewayError, { context }: Pick<Delivery, 'context'>, stage: ErrorContext['stage']): void {
     // The secret is masked here, on the error path only, not on every delivery.
     const request = { ...context.request, url: maskSecret(context.request.url) };
     if (this.listenerCount('error') === 0) {
-      console.error(`[messaging-gateway-sdk] ${stage}: ${error.message}`);
+      this.#console.report(`[messaging-gateway-sdk] ${stage}: ${error.message}`);
       return;
     }
     void settleListeners(this, 'error', error, { ...context, request, stage });
