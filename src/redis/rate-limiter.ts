@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
+import { onAbort } from '../internal/on-abort.js';
+import { sleep } from '../internal/sleep.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection } from './connection.js';
 import type { RateLimiterLike, Release } from './contracts.js';
 import { acquireScript, cancelScript, pauseScript, releaseScript } from './rate-limiter-scripts.js';
@@ -26,11 +28,9 @@ export interface RedisRateLimiterOptions extends RedisCallOptions {
 interface Waiter {
   resolve: (release: Release) => void;
   reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** Stops listening to the waiter's signal. */
+  cancelAbort: (() => void) | undefined;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * A rate limit shared by every process that uses the same Redis and `key`; see
@@ -88,13 +88,13 @@ export class RedisRateLimiter implements RateLimiterLike {
       );
     }
     return new Promise<Release>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      const waiter: Waiter = { resolve, reject, cancelAbort: undefined };
       if (signal) {
-        waiter.onAbort = () => {
+        // One listener per signal however many wait on it (internal/on-abort): linear, not quadratic.
+        waiter.cancelAbort = onAbort(signal, (reason) => {
           this.#waiting.delete(waiter);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
+          reject(reason);
+        });
       }
       this.#waiting.add(waiter);
       void this.#pump();
@@ -152,7 +152,7 @@ export class RedisRateLimiter implements RateLimiterLike {
 
   #settle(waiter: Waiter): Waiter {
     this.#waiting.delete(waiter);
-    if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
+    waiter.cancelAbort?.();
     return waiter;
   }
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
+import { onAbort } from '../internal/on-abort.js';
 import { settleListeners } from '../internal/settle-listeners.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { WebhookHandler } from '../webhooks/receive/handler.js';
@@ -160,7 +161,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     return new Promise<MessageStatusUpdate>((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        cancelAbort?.();
         const set = this.#waiters.get(id);
         set?.delete(waiter);
         if (set?.size === 0) this.#waiters.delete(id);
@@ -177,7 +178,6 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
           reject(error);
         },
       };
-      const onAbort = () => waiter.reject(signal?.reason);
       const timer = setTimeout(() => {
         const entry = this.#seen.get(id);
         const lastStatus = entry?.best?.status;
@@ -185,7 +185,8 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
           new DeliveryTimeoutError({ requestId: entry?.requestId ?? id, timeoutMs, until, lastStatus }),
         );
       }, timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // One listener per signal however many wait on it (internal/on-abort): linear, not quadratic.
+      const cancelAbort = signal ? onAbort(signal, (reason) => waiter.reject(reason)) : undefined;
       const set = this.#waiters.get(id) ?? new Set<Waiter>();
       set.add(waiter);
       this.#waiters.set(id, set);

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
@@ -28,7 +29,12 @@ describe.skipIf(skipRedis)('redisRateLimiter on a real redis-server', () => {
     });
     afterAll(() => Promise.all(clients.map((c) => c.close())));
     let n = 0;
-    const limiters = (options: { requests: number; intervalMs: number; leaseMs?: number }) => {
+    const limiters = (options: {
+      requests: number;
+      intervalMs: number;
+      leaseMs?: number;
+      maxQueue?: number;
+    }) => {
       const key = `${kind}-${++n}`;
       return clients.map((c) => redisRateLimiter(c.redis, { key, ...options }));
     };
@@ -74,6 +80,21 @@ describe.skipIf(skipRedis)('redisRateLimiter on a real redis-server', () => {
       controller.abort(new Error('call timed out'));
       await expect(waiting).rejects.toThrow('call timed out');
       expect(performance.now() - t0).toBeLessThan(50);
+      expect(limiter!.pending).toBe(0);
+      first();
+    });
+
+    it('40,000 waiters on one shared signal: one abort listener on it, all gone at the abort', async () => {
+      const [limiter] = limiters({ requests: 1, intervalMs: 60_000, maxQueue: 40_000 });
+      const first = await limiter!.acquire();
+      const controller = new AbortController();
+      const waiting = Array.from({ length: 40_000 }, () =>
+        limiter!.acquire(controller.signal).catch((e) => e),
+      );
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1); // was one per waiter: O(n²)
+      controller.abort(new Error('shutdown'));
+      const reasons = await Promise.all(waiting);
+      expect(reasons.every((r) => (r as Error).message === 'shutdown')).toBe(true);
       expect(limiter!.pending).toBe(0);
       first();
     });

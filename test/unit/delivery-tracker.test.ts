@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { DeliveryTimeoutError, MessageFailedError } from '../../src/core/errors.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
@@ -10,6 +11,18 @@ const update = (request_id: string | null, status: string, extra: Partial<Messag
   ({ request_id, message_id: null, status, reason: null, ...extra }) as MessageStatusUpdate;
 
 describe('DeliveryTracker.waitFor', () => {
+  it('40,000 waits on one shared signal: one abort listener on it, every wait rejected at the abort', async () => {
+    const tracker = new DeliveryTracker();
+    const controller = new AbortController();
+    const waits = Array.from({ length: 40_000 }, (_, i) =>
+      tracker.waitFor(`r-${i}`, { signal: controller.signal }).catch((e: unknown) => e),
+    );
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1); // was one per wait: O(n²)
+    controller.abort(new Error('shutdown'));
+    const reasons = await Promise.all(waits);
+    expect(reasons.every((r) => (r as Error).message === 'shutdown')).toBe(true);
+  });
+
   it('resolves at `until` (default delivered), not before', async () => {
     const tracker = new DeliveryTracker();
     let settled = false;
