@@ -150,7 +150,10 @@ export class RedisDedupeStore implements DedupeStore {
  * import { WebhookHandler } from 'messaging-gateway-sdk/webhooks';
  * import { redisDedupeStore } from 'messaging-gateway-sdk/redis';
  *
- * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * // An 'error' listener, always: without one node-redis kills the process when Redis restarts.
+ * const redis = await createClient({ url: process.env.REDIS_URL })
+ *   .on('error', (error) => console.warn('redis', error.message))
+ *   .connect();
  * const hooks = new WebhookHandler({ secret, dedupe: redisDedupeStore(redis, { prefix: 'crm:hooks:' }) });
  * ```
  */

@@ -143,7 +143,8 @@ export class RedisDeliveryStore implements DeliveryStore {
  * import { DeliveryTracker } from 'messaging-gateway-sdk';
  * import { redisDeliveryStore } from 'messaging-gateway-sdk/redis';
  *
- * const store = redisDeliveryStore(new Redis(process.env.REDIS_URL), { retainMs: 3_600_000 });
+ * const redis = new Redis(process.env.REDIS_URL).on('error', (error) => console.warn('redis', error.message));
+ * const store = redisDeliveryStore(redis, { retainMs: 3_600_000 });
  * const tracker = new DeliveryTracker({ store }).attach(hooks);
  * await tracker.waitFor(request_id, { until: 'delivered' });
  * ```

@@ -188,7 +188,7 @@ export class RedisRateLimiter implements RateLimiterLike {
  * import { GatewayClient } from 'messaging-gateway-sdk';
  * import { redisRateLimiter } from 'messaging-gateway-sdk/redis';
  *
- * const redis = new Redis(process.env.REDIS_URL);
+ * const redis = new Redis(process.env.REDIS_URL).on('error', (error) => console.warn('redis', error.message));
  * const client = new GatewayClient({ rateLimit: redisRateLimiter(redis, { key: 'account-42' }) });
  * ```
  */
