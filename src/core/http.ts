@@ -1,5 +1,5 @@
 import type { KyInstance } from 'ky';
-import { onAbort } from '../internal/on-abort.js';
+import { onAbort, untilAborted } from '../internal/on-abort.js';
 import { sleep } from '../internal/sleep.js';
 import type { Surface } from '../schemas/constants.js';
 import type { WithResponse } from './api-promise.js';
@@ -175,10 +175,17 @@ export class HttpCore {
   async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
     if (call.signal?.aborted) throw call.signal.reason;
     const controller = new AbortController();
+    const deadline = performance.now() + call.timeout;
     const timer = setTimeout(() => controller.abort(TIMED_OUT), call.timeout);
     const unlink = call.signal ? onAbort(call.signal, (reason) => controller.abort(reason)) : undefined;
     try {
       let release = this.limiter && (await this.#acquire(spec, controller.signal, call));
+      if (release && (controller.signal.aborted || performance.now() >= deadline)) {
+        // A slot granted at (or past) the deadline: the call never left, and never will.
+        release();
+        if (call.signal?.aborted) throw call.signal.reason;
+        throw this.#notSent(spec, call);
+      }
       // The slot is given back once the answer's headers are in: the request has surely arrived
       // by then, and reading the body does not hold back the next waiter.
       const answered = () => {
@@ -210,17 +217,21 @@ export class HttpCore {
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (!signal.aborted) throw error;
-      this.log.warn(
-        `${spec.method} ${spec.path}: not sent, no slot of the rate limiter within ${call.timeout} ms`,
-      );
-      // Never sent, so repeating it is safe even for a POST.
-      throw new GatewayTimeoutError({
-        ...this.#where(spec),
-        timeoutMs: call.timeout,
-        queued: true,
-        retryable: true,
-      });
+      throw this.#notSent(spec, call);
     }
+  }
+
+  /** A call that timed out waiting for the rate limiter: never sent, so retryable even for a POST. */
+  #notSent(spec: CallSpec, call: CallOptions): GatewayTimeoutError {
+    this.log.warn(
+      `${spec.method} ${spec.path}: not sent, no slot of the rate limiter within ${call.timeout} ms`,
+    );
+    return new GatewayTimeoutError({
+      ...this.#where(spec),
+      timeoutMs: call.timeout,
+      queued: true,
+      retryable: true,
+    });
   }
 
   /**
@@ -256,15 +267,19 @@ export class HttpCore {
     let attempt: Attempt;
     try {
       const instances = await this.#instances();
-      const response = await instances[spec.surface](relative(spec.path), {
-        method: spec.method,
-        headers,
-        json: spec.body,
-        searchParams: spec.query,
+      // Raced with our own signal: the call settles at its deadline whatever the fetch keeps.
+      const response = await untilAborted(
+        instances[spec.surface](relative(spec.path), {
+          method: spec.method,
+          headers,
+          json: spec.body,
+          searchParams: spec.query,
+          signal,
+        }),
         signal,
-      });
+      );
       answered();
-      attempt = await this.#answer(spec, response);
+      attempt = await untilAborted(this.#answer(spec, response), signal);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
       const timedOut = signal.aborted;
