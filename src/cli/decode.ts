@@ -45,6 +45,16 @@ function rejectedOf(webhook: Webhook): { index: number; issues: Issue[] }[] {
   return Array.isArray(rejected) ? rejected : [];
 }
 
+/** An item as JSON, or a note when it is nested too deeply to print (JSON.stringify recurses). */
+function printable(item: unknown): string {
+  try {
+    return JSON.stringify(item);
+  } catch (error) {
+    if (error instanceof RangeError) return '(nested too deeply to print; it decoded)';
+    throw error;
+  }
+}
+
 /** `messaging-gateway decode [file] [--json]`. */
 export async function decode(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -53,8 +63,9 @@ export async function decode(args: string[], io: Io): Promise<number> {
     allowPositionals: true,
   });
   const file = positionals[0];
-  const input = await readInput(file, io).catch((error: { code?: string }) => {
-    throw new UsageError(`cannot read ${file}: ${error.code ?? 'unreadable'}`);
+  const input = await readInput(file, io).catch((error: { code?: string; message?: string }) => {
+    if (!error.code) throw error; // over the bound: said as it is
+    throw new UsageError(`cannot read ${file}: ${error.code}`);
   });
   const result = safeParseWebhook(input);
   if (!result.success) {
@@ -73,11 +84,11 @@ export async function decode(args: string[], io: Io): Promise<number> {
     const { api } = webhook;
     const kind = api === 'v2' ? webhook.event : webhook.type;
     const listed = items.map(([path, value]) => ({ path, value }));
-    io.out(JSON.stringify({ ok: true, api, kind, items: listed, rejected }));
+    io.out(printable({ ok: true, api, kind, items: listed, rejected }));
     return EXIT.ok;
   }
   io.out(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
-  for (const [path, item] of items) io.out(`${path}: ${JSON.stringify(item)}`);
+  for (const [path, item] of items) io.out(`${path}: ${printable(item)}`);
   for (const r of rejected) {
     io.out(`rejected item ${r.index}:`);
     for (const issue of r.issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);

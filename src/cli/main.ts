@@ -42,6 +42,14 @@ async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+// A reader that went away (`decode | head`): stop quietly, as command-line tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 // No top-level await: the bin also builds to CommonJS.
 void main(process.argv.slice(2), processIo).then((code) => {
   process.exitCode = code;

@@ -33,8 +33,20 @@ export function overridesFrom(assignments: readonly string[]): Record<string, un
   return root;
 }
 
+/** The largest index a `--set` path may name: a delivery's lists are short, and each index below it is filled. */
+export const MAX_SET_INDEX = 1000;
+
+/** Path segments that would reach an object's prototype instead of a field of the delivery. */
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
 function setPath(root: Record<string, unknown>, steps: string[], value: unknown): void {
   if (steps.length === 0) throw new UsageError('--set needs a path before =');
+  for (const step of steps) {
+    if (FORBIDDEN.has(step)) throw new UsageError(`--set: "${step}" is not a field of a delivery`);
+    if (/^\d+$/.test(step) && Number(step) > MAX_SET_INDEX) {
+      throw new UsageError(`--set: index ${step} is past ${MAX_SET_INDEX}`);
+    }
+  }
   let node: Record<string, unknown> | unknown[] = root;
   steps.forEach((step, i) => {
     const last = i === steps.length - 1;

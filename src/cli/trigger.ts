@@ -17,6 +17,27 @@ function readAnswer(text: string): unknown {
   }
 }
 
+/** The most of an answer `trigger` reads and prints. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** The answer's text, cut at {@link MAX_ANSWER_BYTES}: a receiver answering without end cannot fill memory. */
+async function boundedText(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    const room = MAX_ANSWER_BYTES - size;
+    chunks.push(chunk.subarray(0, room));
+    size += Math.min(chunk.byteLength, room);
+    if (chunk.byteLength > room) {
+      // Leaving the loop cancels the rest of the body.
+      const text = Buffer.concat(chunks).toString('utf8');
+      return `${text}… (answer cut at ${MAX_ANSWER_BYTES / 1024 / 1024} MiB)`;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** `messaging-gateway trigger <kind> --to <url> [--set path=value]… [--seed S] [--crm-key K] [--json]`. */
 export async function trigger(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -63,7 +84,7 @@ export async function trigger(args: string[], io: Io): Promise<number> {
     io.err(`POST ${shown(url)} failed: ${reason}`);
     return EXIT.failed;
   }
-  const answer = readAnswer(await response.text());
+  const answer = readAnswer(await boundedText(response));
   if (values.json)
     io.out(JSON.stringify({ status: response.status, ok: response.ok, body: answer, sent: body }));
   else {
