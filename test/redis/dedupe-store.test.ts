@@ -135,6 +135,26 @@ describe.skipIf(skipRedis)('redisDedupeStore: the three states of a key, on a re
       ]);
     });
 
+    it('a late responder: its reply is kept when it ends, so the retry gets it (one contact, not two)', async () => {
+      let created = 0;
+      const hooks = new WebhookHandler({ secret: 's', replyTimeoutMs: 30, dedupe: store(0) });
+      hooks.on('error', () => {});
+      hooks.respond('crm_entities.contact_add', async () => {
+        await sleep(80); // the CRM is slow and ignores the signal
+        return { id: `crm-${++created}`, name: 'Ann' };
+      });
+      const body = JSON.stringify({
+        ...contactAdd,
+        meta: { ...contactAdd.meta, idempotency_key: `late-${kind}` },
+      });
+      const deliver = () => hooks.handle({ method: 'POST', url: '/?secret=s', headers: {}, body });
+      expect((await deliver()).status).toBe(500);
+      expect((await deliver()).status).toBe(409); // still running: held
+      await sleep(120);
+      const retry = await deliver();
+      expect([retry.status, JSON.parse(retry.body).id, created]).toEqual([200, 'crm-1', 1]);
+    });
+
     it('a claim whose process was SIGKILLed is processed again after its lease', async () => {
       const child = fork(
         new URL('./fixtures/claim-and-hang.ts', import.meta.url),
