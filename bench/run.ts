@@ -1,5 +1,7 @@
 // `npm run bench`: speed and memory targets as ratios against baselines measured in the same run.
 // `npm run bench -- overhead` runs one benchmark by name.
+
+import buildIfStale from '../test/frameworks/global-setup.js';
 import { bundleSizeBench } from './bundle-size.js';
 import { coldImportBench } from './cold-import.js';
 import { decodeBench } from './decode.js';
@@ -21,6 +23,8 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
 };
 
 const only = process.argv.slice(2);
+// Benches that run the built package get a dist/ as new as src/.
+buildIfStale();
 let allOk = true;
 console.log(`node ${process.version}, ${new Date().toISOString()}`);
 for (const [name, bench] of Object.entries(benches)) {

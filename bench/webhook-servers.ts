@@ -1,9 +1,10 @@
 // Child process of the webhook bench: a bare node:http handler (read + JSON.parse) and one
-// through createNodeMiddleware, on two loopback ports printed as JSON on stdout.
+// through createNodeMiddleware, on two loopback ports printed as JSON on stdout. The SDK is the
+// built package (dist/), as users run it: the source through tsx carries a __name call per
+// closure that the build does not.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeMiddleware } from '../src/webhooks/adapters/node.js';
-import { WebhookHandler } from '../src/webhooks/receive/handler.js';
+import { createNodeMiddleware, WebhookHandler } from '../dist/webhooks.js';
 
 let parsed = 0;
 const bare = createServer(async (req, res) => {
