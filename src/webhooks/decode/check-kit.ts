@@ -28,14 +28,17 @@ const idCheck: Check = (v) =>
   typeof v === 'string' ? OK : typeof v === 'number' && Number.isFinite(v) ? MAYBE : NO;
 
 function objectCheck(shape: Record<string, Check>, identity?: Identity): Check {
-  const fields = Object.entries(shape);
+  // Parallel arrays walked by index: the check runs for every item of every delivery.
+  const keys = Object.keys(shape);
+  const checks = keys.map((key) => shape[key] as Check);
+  const count = keys.length;
   const anyOf = identity?.anyOf;
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return NO;
     const o = v as Record<string, unknown>;
     let verdict: Verdict = OK;
-    for (const [key, check] of fields) {
-      const field = check(o[key]);
+    for (let i = 0; i < count; i++) {
+      const field = (checks[i] as Check)(o[keys[i] as string]);
       if (field === NO) return NO;
       if (field === MAYBE) verdict = MAYBE;
     }
