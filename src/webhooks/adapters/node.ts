@@ -24,7 +24,13 @@ export interface NodeRequestLike {
   /** Marks the request as a stream. */
   pipe: unknown;
   /** The connection: cut when a refused body goes on past what the SDK drains. */
-  socket?: { destroy(): unknown } | null | undefined;
+  socket?:
+    | {
+        /** Closes the connection at once. */
+        destroy(): unknown;
+      }
+    | null
+    | undefined;
 }
 
 /** The members of node's ServerResponse the middleware touches. */
