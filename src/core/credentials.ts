@@ -31,7 +31,18 @@ export class CredentialSource {
         `No ${this.#option} configured: pass it to GatewayClient or set its environment variable`,
       );
     }
-    const value = typeof credential === 'function' ? await credential() : credential;
+    let value: unknown = credential;
+    if (typeof credential === 'function') {
+      try {
+        value = await credential();
+      } catch (error) {
+        // Its own failure, as a GatewayError a queue can act on: asking again may well work.
+        throw new GatewayError(`${this.#option} function failed: ${(error as Error)?.message ?? error}`, {
+          cause: error,
+          retryable: true,
+        });
+      }
+    }
     if (typeof value !== 'string' || value === '') {
       throw new GatewayError(`The ${this.#option} function returned no token`);
     }

@@ -174,13 +174,60 @@ export class GatewayTimeoutError extends GatewayError {
     init: { method: string; url: string; timeoutMs: number; queued?: boolean } & GatewayErrorOptions,
   ) {
     const why = init.queued
-      ? `could not start within ${init.timeoutMs} ms (waiting for the rate limiter); it was not sent`
+      ? `not sent: no rate-limiter slot within ${init.timeoutMs} ms`
       : `no answer within ${init.timeoutMs} ms`;
     super(`${init.method} ${init.url}: ${why}`, init);
     this.method = init.method;
     this.url = init.url;
     this.timeoutMs = init.timeoutMs;
     this.queued = init.queued ?? false;
+  }
+}
+
+/**
+ * The caller's signal aborted the call. `cause` is the signal's reason. Never retryable: the
+ * caller asked for it to stop. A write aborted after it left may still have reached the service.
+ */
+export class GatewayAbortError extends GatewayError {
+  override name = 'GatewayAbortError';
+
+  constructor(init: { method: string; url: string; cause: unknown }) {
+    super(`${init.method} ${init.url}: aborted by the caller`, { cause: init.cause });
+  }
+}
+
+/**
+ * An answer the SDK cannot read (no data where the call returns some, another shape, a body over
+ * `maxResponseBytes`). With
+ * `accepted: true` (a write: POST, PATCH, DELETE) the service did what was asked: do not repeat
+ * it (a repeated send is a second message).
+ */
+export class GatewayResponseError extends GatewayError {
+  override name = 'GatewayResponseError';
+  /** The answer's status. */
+  readonly status: number;
+  /** The request id the answer carried, when it did. */
+  readonly requestId: string | undefined;
+  /** True when the call was a write the service accepted: it happened, whatever the answer says. */
+  readonly accepted: boolean;
+
+  constructor(
+    init: { method: string; url: string; status: number; requestId?: string | undefined; why: string } & Omit<
+      GatewayErrorOptions,
+      'retryable'
+    >,
+  ) {
+    const accepted = init.method !== 'GET' && init.status >= 200 && init.status < 300;
+    super(
+      `${init.method} ${init.url}: answer ${init.status} unreadable: ${init.why}${accepted ? ' (accepted: do not repeat it)' : ''}`,
+      {
+        cause: init.cause,
+        retryable: !accepted,
+      },
+    );
+    this.status = init.status;
+    this.requestId = init.requestId;
+    this.accepted = accepted;
   }
 }
 
@@ -226,6 +273,16 @@ export class WebhookAuthError extends GatewayError {
   override name = 'WebhookAuthError';
 }
 
+/**
+ * Whether a failure reason is one the spec calls temporary (sending again may succeed):
+ * `network_error`, `to_many_requests`, and `message_channel_…` (the channel is temporarily
+ * unavailable). Case is ignored, as decoding ignores it.
+ */
+export function isTemporaryReason(reason: string | null): boolean {
+  const lower = reason?.toLowerCase() ?? '';
+  return lower === 'network_error' || lower === 'to_many_requests' || lower.startsWith('message_channel_');
+}
+
 /** DeliveryTracker: the message reached status `failed`. */
 export class MessageFailedError extends GatewayError {
   override name = 'MessageFailedError';
@@ -241,7 +298,7 @@ export class MessageFailedError extends GatewayError {
 
   constructor(init: { reason: MessageFailureReason | null; requestId: string; messageId: string | null }) {
     super(`Message ${init.requestId} failed: ${init.reason ?? 'no reason given'}`, {
-      retryable: init.reason === 'network_error' || init.reason === 'to_many_requests',
+      retryable: isTemporaryReason(init.reason),
     });
     this.reason = init.reason;
     this.requestId = init.requestId;

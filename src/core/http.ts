@@ -1,10 +1,10 @@
 import type { KyInstance } from 'ky';
-import { onAbort } from '../internal/on-abort.js';
+import { onAbort, untilAborted } from '../internal/on-abort.js';
 import { sleep } from '../internal/sleep.js';
 import type { Surface } from '../schemas/constants.js';
 import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
-import { GatewayTimeoutError } from './errors.js';
+import { GatewayAbortError, GatewayResponseError, GatewayTimeoutError } from './errors.js';
 import { acquireWithin } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
@@ -99,11 +99,22 @@ export class HttpCore {
 
   /**
    * Makes the call with retries; resolves to `{ data, response, requestId }`, where `data` is the
-   * envelope's `data` (v2) or the body (v3). Rejects with a GatewayError subclass, or with the
-   * signal's reason when aborted.
+   * envelope's `data` (v2) or the body (v3). Rejects with a GatewayError, always: an aborted call
+   * with GatewayAbortError (the signal's reason as its cause).
    */
   async call(spec: CallSpec, options: RequestOptions = {}): Promise<WithResponse<unknown>> {
     const call = resolveCallOptions(options, this.#options);
+    try {
+      return await this.#call(spec, call);
+    } catch (error) {
+      if (call.signal?.aborted && error === call.signal.reason) {
+        throw new GatewayAbortError({ ...this.#where(spec), cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async #call(spec: CallSpec, call: CallOptions): Promise<WithResponse<unknown>> {
     const credentials = this.#credentials[spec.surface];
     let refreshed = false;
     for (let retry = 0, attempt = 1; ; attempt++) {
@@ -157,7 +168,7 @@ export class HttpCore {
     try {
       await this.limiter?.pause(ms);
     } catch (error) {
-      this.log.error(`the rate limiter failed to hold new requests after a 429: ${String(error)}`);
+      this.log.error(`rate limiter: pause after a 429 failed: ${String(error)}`);
     }
   }
 
@@ -175,10 +186,17 @@ export class HttpCore {
   async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
     if (call.signal?.aborted) throw call.signal.reason;
     const controller = new AbortController();
+    const deadline = performance.now() + call.timeout;
     const timer = setTimeout(() => controller.abort(TIMED_OUT), call.timeout);
     const unlink = call.signal ? onAbort(call.signal, (reason) => controller.abort(reason)) : undefined;
     try {
       let release = this.limiter && (await this.#acquire(spec, controller.signal, call));
+      if (release && (controller.signal.aborted || performance.now() >= deadline)) {
+        // A slot granted at (or past) the deadline: the call never left, and never will.
+        release();
+        if (call.signal?.aborted) throw call.signal.reason;
+        throw this.#notSent(spec, call);
+      }
       // The slot is given back once the answer's headers are in: the request has surely arrived
       // by then, and reading the body does not hold back the next waiter.
       const answered = () => {
@@ -210,17 +228,18 @@ export class HttpCore {
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (!signal.aborted) throw error;
-      this.log.warn(
-        `${spec.method} ${spec.path}: not sent, no slot of the rate limiter within ${call.timeout} ms`,
-      );
-      // Never sent, so repeating it is safe even for a POST.
-      throw new GatewayTimeoutError({
-        ...this.#where(spec),
-        timeoutMs: call.timeout,
-        queued: true,
-        retryable: true,
-      });
+      throw this.#notSent(spec, call);
     }
+  }
+
+  /** A call that timed out waiting for the rate limiter: never sent, so retryable even for a POST. */
+  #notSent(spec: CallSpec, call: CallOptions): GatewayTimeoutError {
+    return new GatewayTimeoutError({
+      ...this.#where(spec),
+      timeoutMs: call.timeout,
+      queued: true,
+      retryable: true,
+    });
   }
 
   /**
@@ -234,8 +253,7 @@ export class HttpCore {
     waits.longest = Math.max(waits.longest, waited);
     const now = performance.now();
     if (now - waits.loggedAt < 1000) return;
-    const others =
-      waits.count > 1 ? ` (${waits.count} calls waited over a second since the last such line)` : '';
+    const others = waits.count > 1 ? ` (${waits.count} such waits since the last line)` : '';
     this.log.warn(
       `${spec.method} ${spec.path}: waited ${Math.round(waits.longest)} ms for the rate limiter${others}`,
     );
@@ -256,15 +274,18 @@ export class HttpCore {
     let attempt: Attempt;
     try {
       const instances = await this.#instances();
-      const response = await instances[spec.surface](relative(spec.path), {
+      const exchange = instances[spec.surface](relative(spec.path), {
         method: spec.method,
         headers,
         json: spec.body,
         searchParams: spec.query,
         signal,
+      }).then((response) => {
+        answered();
+        return this.#answer(spec, response);
       });
-      answered();
-      attempt = await this.#answer(spec, response);
+      // Raced with our own signal: the call settles at its deadline whatever the fetch keeps.
+      attempt = await untilAborted(exchange, signal);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
       const timedOut = signal.aborted;
@@ -280,7 +301,18 @@ export class HttpCore {
   }
 
   async #answer(spec: CallSpec, response: Response): Promise<Attempt> {
-    const body = parseBody(await readText(response));
+    const limit = this.#options.maxResponseBytes;
+    const text = await readText(response, limit);
+    if (text === undefined) {
+      const { status } = response;
+      const tooLarge = new GatewayResponseError({
+        ...this.#where(spec),
+        status,
+        why: `over maxResponseBytes (${limit})`,
+      });
+      return { ok: false, failure: { kind: 'status', status }, error: tooLarge };
+    }
+    const body = parseBody(text);
     const requestId = requestIdOf(response.headers, body);
     if (response.ok) {
       const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;

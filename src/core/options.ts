@@ -41,6 +41,13 @@ export interface ClientOptions {
    */
   maxRetries?: number;
   /**
+   * The most of an answer's body the client reads (bytes, counted after decompression, within
+   * `timeout`): a larger or endless body (a compression bomb, a broken proxy) is cut there and the
+   * call rejects with `GatewayResponseError` (`accepted: true` for a write that got a 2xx).
+   * @default 10485760 (10 MiB)
+   */
+  maxResponseBytes?: number;
+  /**
    * Backoff between repeats. `maxDelayMs` also caps how long a 429 holds the rate limiter, and a
    * `Retry-After` longer than it fails the call at once (with `retryAfterMs`).
    */

@@ -13,6 +13,7 @@ export interface ResolvedClientOptions {
   v3BaseUrl: string;
   timeout: number;
   maxRetries: number;
+  maxResponseBytes: number;
   retryBackoff: { initialDelayMs: number; maxDelayMs: number };
   /** The limiter of this client; undefined when turned off. */
   limiter: RateLimiterLike | undefined;
@@ -104,6 +105,7 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
     v3BaseUrl: checkUrl(v3BaseUrl, 'v3BaseUrl'),
     timeout: checkMs(options.timeout ?? 30_000, ['timeout'], WHAT),
     maxRetries: checkCount(options.maxRetries ?? 2, ['maxRetries'], WHAT, 0),
+    maxResponseBytes: checkCount(options.maxResponseBytes ?? 10 * 1024 * 1024, ['maxResponseBytes'], WHAT, 1),
     retryBackoff: {
       initialDelayMs: checkMs(backoff.initialDelayMs ?? 500, ['retryBackoff', 'initialDelayMs'], WHAT, true),
       maxDelayMs: checkMs(backoff.maxDelayMs ?? 60_000, ['retryBackoff', 'maxDelayMs'], WHAT),

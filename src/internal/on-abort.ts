@@ -36,3 +36,18 @@ export function onAbort(signal: AbortSignal, fn: Callback): () => void {
     owner.delete(entry);
   };
 }
+
+/**
+ * Settles as `work` does, or rejects with the signal's reason once it aborts, whichever comes
+ * first. The wait hangs on the signal's own listener, so a fetch that drops every reference to the
+ * request's signal (a garbage collection may then take the chain the abort travels along) can
+ * never leave the caller waiting past its timeout.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let cancel: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    cancel = onAbort(signal, reject);
+  });
+  return Promise.race([work, aborted]).finally(() => cancel?.());
+}

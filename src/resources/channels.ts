@@ -38,7 +38,7 @@ export class Channels extends Resource {
     return this.promise(async () => {
       this.check(createChannelParams, params, 'channel');
       const spec = { surface: 'v2', method: 'POST', path: '/v2/channels', body: params } as const;
-      return this.request(spec, options, (data) => this.read(createdList, data, 'POST /v2/channels'));
+      return this.request(spec, options, (data) => this.read(createdList, data));
     });
   }
 
@@ -61,7 +61,7 @@ export class Channels extends Resource {
       this.check(reinitChannelParams, params, 'reinit');
       const path = `/v2/channels/${segment(channelId)}/reinit`;
       return this.request({ surface: 'v2', method: 'POST', path, body: params }, options, (data) =>
-        this.read(channelList, data, 'POST /v2/channels/{id}/reinit'),
+        this.read(channelList, data),
       );
     });
   }
@@ -78,7 +78,7 @@ export class Channels extends Resource {
   list(options?: RequestOptions): GatewayPromise<Channel[]> {
     return this.promise(() =>
       this.request({ surface: 'v2', method: 'GET', path: '/v2/channels' }, options, (data) =>
-        this.read(channelList, data, 'GET /v2/channels'),
+        this.read(channelList, data),
       ),
     );
   }

@@ -80,8 +80,8 @@ export function dealRuleError(path: (string | number)[], what: string): GatewayV
       {
         path,
         message:
-          'crm_entities.deal_add works only together with crm_entities.contact_add (subscribed for any url ' +
-          'of the account): subscribe contact_add first or in the same call, and remove it only after deal_add',
+          'crm_entities.deal_add needs crm_entities.contact_add on the account (any url): subscribe ' +
+          'contact_add first or in the same call, and remove it only after deal_add',
       },
     ],
     what,

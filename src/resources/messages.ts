@@ -32,7 +32,7 @@ export class Messages extends Resource {
     return this.promise(async () => {
       this.check(sendMessageParams, params, 'message');
       const spec = { surface: 'v2', method: 'POST', path: '/v2/messages', body: params } as const;
-      return this.request(spec, options, (data) => this.read(sendMessageResult, data, 'POST /v2/messages'));
+      return this.request(spec, options, (data) => this.read(sendMessageResult, data));
     });
   }
 
@@ -52,9 +52,7 @@ export class Messages extends Resource {
       this.check(editMessageParams, params, 'edit');
       const path = `/v2/messages/${segment(messageId)}`;
       const spec = { surface: 'v2', method: 'PATCH', path, body: params } as const;
-      return this.request(spec, options, (data) =>
-        this.read(messageRef, data, 'PATCH /v2/messages/{message_id}'),
-      );
+      return this.request(spec, options, (data) => this.read(messageRef, data));
     });
   }
 
@@ -62,9 +60,7 @@ export class Messages extends Resource {
   delete(messageId: string, options?: RequestOptions): GatewayPromise<MessageRef> {
     return this.promise(async () => {
       const spec = { surface: 'v2', method: 'DELETE', path: `/v2/messages/${segment(messageId)}` } as const;
-      return this.request(spec, options, (data) =>
-        this.read(messageRef, data, 'DELETE /v2/messages/{message_id}'),
-      );
+      return this.request(spec, options, (data) => this.read(messageRef, data));
     });
   }
 

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { GatewayPromise, type WithResponse } from '../core/api-promise.js';
-import { GatewayError, GatewayValidationError, NotFoundError } from '../core/errors.js';
+import { GatewayResponseError, GatewayValidationError } from '../core/errors.js';
 import type { CallSpec, HttpCore } from '../core/http.js';
 import type { RequestOptions } from '../core/options.js';
 import { formatPath } from '../internal/format-path.js';
@@ -32,54 +32,61 @@ export abstract class Resource {
     return new GatewayPromise(run());
   }
 
-  /** Makes the call and reads its data (after the envelope) with `read`. */
+  /**
+   * Makes the call and reads its data (after the envelope) with `read`. A 2xx answer `read`
+   * cannot take is a GatewayResponseError with the status and request id, `accepted` for a write.
+   */
   protected request<T>(
     spec: CallSpec,
     options: RequestOptions | undefined,
     read: (data: unknown) => T,
   ): Promise<WithResponse<T>> {
-    return this.core.call(spec, options).then((answer) => ({
-      data: read(answer.data),
-      response: answer.response,
-      requestId: answer.requestId,
-    }));
+    return this.core.call(spec, options).then((answer) => {
+      let data: T;
+      try {
+        data = read(answer.data);
+      } catch (error) {
+        if (!(error instanceof UnreadableAnswer)) throw error;
+        throw new GatewayResponseError({
+          method: spec.method,
+          url: this.core.urlOf(spec),
+          status: answer.response.status,
+          requestId: answer.requestId,
+          why: error.message,
+        });
+      }
+      return { data, response: answer.response, requestId: answer.requestId };
+    });
   }
 
-  /** Reads an answer with a tolerant schema; an answer of another structure is a GatewayError. */
-  protected read<S extends z.ZodMiniType>(schema: S, data: unknown, what: string): z.output<S> {
+  /** Reads an answer with a tolerant schema; an answer of another structure cannot be read. */
+  protected read<S extends z.ZodMiniType>(schema: S, data: unknown): z.output<S> {
     const result = schema.safeParse(data);
     if (result.success) return result.data;
     const detail = toIssues(result.error)
       .map((i) => `${formatPath(i.path, '(root)')}: ${i.message}`)
       .join('; ');
-    throw new GatewayError(`Unexpected answer of ${what}: ${detail}`);
+    throw new UnreadableAnswer(detail);
   }
 
   /**
    * Reads an answer whose `data` is a list holding the one thing asked for (spec: GET
-   * /v2/channels/{id}, pairing-code); NotFoundError when it holds none.
+   * /v2/channels/{id}, pairing-code). An empty list cannot be read: never an invented 404, which
+   * a job queue would take as permanent.
    */
   protected readOne<S extends z.ZodMiniType<unknown[]>>(
     listSchema: S,
     data: unknown,
     spec: CallSpec,
   ): z.output<S>[number] {
-    const what = `${spec.method} ${spec.path}`;
-    const [first] = this.read(
-      listSchema,
-      Array.isArray(data) || data === null ? data : [data],
-      what,
-    ) as unknown[];
+    const [first] = this.read(listSchema, Array.isArray(data) || data === null ? data : [data]) as unknown[];
     if (first !== undefined) return first;
-    const url = this.core.urlOf(spec);
-    throw new NotFoundError({
-      status: 404,
-      method: spec.method,
-      url,
-      description: `${what}: the answer holds nothing`,
-    });
+    throw new UnreadableAnswer(`its data holds no item (${spec.method} ${spec.path} returns one)`);
   }
 }
+
+/** A 2xx answer a resource cannot read; `request` turns it into a GatewayResponseError. */
+class UnreadableAnswer extends Error {}
 
 /** Encodes one path segment (ids come from users and the service). */
 export function segment(id: string): string {

@@ -15,7 +15,7 @@ export class V3Webhooks extends Resource {
   get(options?: RequestOptions): GatewayPromise<V3WebhookSettings> {
     return this.promise(() =>
       this.request({ surface: 'v3', method: 'GET', path: '/v3/webhooks' }, options, (data) =>
-        this.read(v3WebhookSettings, data, 'GET /v3/webhooks'),
+        this.read(v3WebhookSettings, data),
       ),
     );
   }

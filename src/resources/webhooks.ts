@@ -128,7 +128,7 @@ export class Webhooks extends Resource {
 
   #list(options?: RequestOptions): Promise<WithResponse<Subscription[]>> {
     return this.request({ surface: 'v2', method: 'GET', path: '/v2/webhooks' }, options, (data) =>
-      this.read(subscriptionList, data, 'GET /v2/webhooks'),
+      this.read(subscriptionList, data),
     );
   }
 
@@ -138,7 +138,7 @@ export class Webhooks extends Resource {
     const body = { data: write.kind === 'delete' ? write.ids.map((id) => ({ id })) : write.items };
     const spec: CallSpec = { surface: 'v2', method, path: '/v2/webhooks', body };
     return this.request(spec, options, (data) =>
-      write.kind === 'delete' ? [] : this.read(subscriptionList, data, `${method} /v2/webhooks`),
+      write.kind === 'delete' ? [] : this.read(subscriptionList, data),
     );
   }
 }

@@ -151,7 +151,9 @@ describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', 
       const results = await Promise.allSettled(calls);
       const ms = performance.now() - t0;
       expect(
-        results.every((r) => r.status === 'rejected' && (r.reason as Error).message === 'shutdown'),
+        results.every(
+          (r) => r.status === 'rejected' && ((r.reason as Error).cause as Error)?.message === 'shutdown',
+        ),
       ).toBe(true);
       expect(c.pendingRequests).toBe(0);
       expect(standIn.requests.length - before).toBe(0);

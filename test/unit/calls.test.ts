@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/core/errors.js';
+import { GatewayResponseError, NotFoundError } from '../../src/core/errors.js';
 import { BASE, testClient, textMessage, useMsw, V3_BASE } from '../support/msw.js';
 
 const { server, seen, settle } = useMsw();
@@ -108,13 +108,34 @@ describe('Channels (spec: Endpoints → Channels)', () => {
     await expect(testClient().channels.get('ch-1')).resolves.toEqual(channel);
   });
 
-  it('get: NotFoundError when data is empty', async () => {
+  it('get: a 200 with empty data is a GatewayResponseError (status 200, retryable), never an invented 404', async () => {
     server.use(http.get(`${BASE}/v2/channels/ch-x`, ok([])));
     const error = await testClient()
       .channels.get('ch-x')
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(NotFoundError);
-    expect(error).toMatchObject({ status: 404, method: 'GET', url: `${BASE}/v2/channels/ch-x` });
+    expect(error).toBeInstanceOf(GatewayResponseError);
+    expect(error).not.toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 200, accepted: false, retryable: true });
+    expect((error as Error).message).toContain(`GET ${BASE}/v2/channels/ch-x: answer 200 unreadable`);
+  });
+
+  it('a send answered 200 { data: null }: GatewayResponseError saying it was accepted, with status and request id', async () => {
+    server.use(
+      http.post(`${BASE}/v2/messages`, () =>
+        HttpResponse.json({ data: null }, { headers: { 'x-request-id': 'req-77' } }),
+      ),
+    );
+    const error = await testClient()
+      .messages.send(textMessage)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayResponseError);
+    expect(error).toMatchObject({
+      status: 200,
+      requestId: 'req-77',
+      accepted: true,
+      retryable: false,
+    });
+    expect((error as Error).message).toMatch(/^POST .*answer 200 unreadable: .*do not repeat/);
   });
 
   it('list: GET /v2/channels; reads tolerantly (numbers as strings, enum case, unknown fields kept)', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
+  GatewayAbortError,
   GatewayApiError,
   GatewayConnectionError,
   GatewayError,
@@ -153,7 +154,7 @@ describe('Errors: no response', () => {
     expect(error).toMatchObject({ timeoutMs: 50 });
   });
 
-  it('rejects with the abort reason when the caller aborts', async () => {
+  it('rejects with GatewayAbortError (the reason as cause, not retryable) when the caller aborts', async () => {
     server.use(
       http.get(`${BASE}/v2/channels`, async () => {
         await new Promise((r) => setTimeout(r, 500));
@@ -163,6 +164,11 @@ describe('Errors: no response', () => {
     const controller = new AbortController();
     const reason = new Error('stop');
     setTimeout(() => controller.abort(reason), 20);
-    await expect(testClient().channels.list({ signal: controller.signal })).rejects.toBe(reason);
+    const error = await testClient()
+      .channels.list({ signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayAbortError);
+    expect(error).toMatchObject({ cause: reason, retryable: false });
+    expect((error as Error).message).toMatch(/^GET .*: aborted by the caller$/);
   });
 });

@@ -277,7 +277,7 @@ describe('Rule: subscriptions', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayValidationError);
     expect((error as GatewayValidationError).issues).toMatchObject([
-      { path: [0, 'event'], message: expect.stringMatching(/together with crm_entities.contact_add/) },
+      { path: [0, 'event'], message: expect.stringMatching(/deal_add needs crm_entities.contact_add/) },
     ]);
     expect(seen.map((s) => s.method)).toEqual(['GET']);
   });
