@@ -6,9 +6,17 @@ import { maskPhones } from './logger.js';
  * runtime without the module (or without `process`) simply publishes nothing. Nothing is built
  * unless a channel has subscribers.
  */
+interface Publisher {
+  publish(message: unknown): void;
+  runStores<T>(message: unknown, fn: () => T): T;
+}
 interface Channel {
   readonly hasSubscribers?: boolean;
-  tracePromise<T>(fn: () => Promise<T>, context: object): Promise<T>;
+  start: Publisher;
+  end: Publisher;
+  asyncStart: Publisher;
+  asyncEnd: Publisher;
+  error: Publisher;
 }
 
 type Loader = { getBuiltinModule?: (id: string) => unknown };
@@ -27,7 +35,9 @@ export const channels = {
 
 /**
  * Runs `work`, traced on `channel` when someone listens: the context is built only then, and
- * `work` may add its end facts to it. Without subscribers this is one property read.
+ * `work` may add its end facts to it. Without subscribers this is one property read. Unlike
+ * `tracePromise`, the resolved value is never put on the context: it holds message data.
+ * Stores bound to `start` (an AsyncLocalStorage) hold for the whole of `work`.
  */
 export function traced<C extends object, T>(
   channel: Channel | undefined,
@@ -36,7 +46,35 @@ export function traced<C extends object, T>(
 ): Promise<T> {
   if (!channel?.hasSubscribers) return work(undefined);
   const context = build();
-  return channel.tracePromise(() => work(context), context);
+  const settle = (error?: unknown) => {
+    if (error !== undefined) {
+      (context as { error?: unknown }).error = error;
+      channel.error.publish(context);
+    }
+    channel.asyncStart.publish(context);
+    channel.asyncEnd.publish(context);
+  };
+  return channel.start.runStores(context, () => {
+    let promise: Promise<T>;
+    try {
+      promise = work(context);
+    } catch (error) {
+      settle(error);
+      channel.end.publish(context);
+      throw error;
+    }
+    channel.end.publish(context);
+    return promise.then(
+      (value) => {
+        settle();
+        return value;
+      },
+      (error: unknown) => {
+        settle(error);
+        throw error;
+      },
+    );
+  });
 }
 
 /** A path as contexts carry it: full phone numbers masked, as in the logs. */

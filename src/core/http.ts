@@ -129,7 +129,8 @@ export class HttpCore {
       const result = await traced(
         channels.attempt,
         () => ({ method: spec.method, path: safePath(spec.path), attempt }),
-        async (at: Traced | undefined) => ended(at, await this.#attempt(spec, token, call, attempt)),
+        async (at: Traced | undefined) =>
+          ended(at, await this.#attempt(spec, token, withTrace(call, at), attempt)),
       );
       if (result.ok) return result.answer;
 
@@ -366,6 +367,12 @@ function ended<T>(trace: Traced | undefined, value: T): T {
   trace.status = from.response?.status ?? from.status;
   trace.requestId = from.requestId;
   return value;
+}
+
+/** A subscriber may set `traceparent` on an attempt's context at its start: it is sent as a header. */
+function withTrace(call: CallOptions, at: Traced | undefined): CallOptions {
+  const parent = at?.traceparent;
+  return typeof parent === 'string' ? { ...call, headers: { ...call.headers, traceparent: parent } } : call;
 }
 
 /** `200`, `429`, `timeout` or the connection's error code, for a log line. */
