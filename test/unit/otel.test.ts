@@ -15,7 +15,8 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { instrument } from '../../src/otel.js';
-import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
+import { buildWebhook, createFakeGateway } from '../../src/testing.js';
+import type { DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 import { createNodeMiddleware, WebhookHandler } from '../../src/webhooks.js';
 import { listen } from '../support/servers.js';
 
@@ -173,6 +174,27 @@ describe('instrument()', () => {
         ['unauthorized', 1],
       ].sort(),
     );
+  });
+
+  it('a delivery held elsewhere: 409 processing on the CONSUMER span', async () => {
+    const { exporter } = await setup();
+    const busy: DedupeStore = {
+      claim: async () => ({ state: 'processing' }),
+      keepReply: async () => {},
+      complete: async () => {},
+      release: async () => {},
+    };
+    const hooks = new WebhookHandler({ secret: SECRET, dedupe: busy });
+    const body = JSON.stringify(
+      buildWebhook('message.status_update', { data: [{ request_id: 'r-9', status: 'read' }] }),
+    );
+    const answer = await hooks.handle({ method: 'POST', url: `/h?secret=${SECRET}`, headers: {}, body });
+    expect(answer.status).toBe(409);
+    const consumer = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CONSUMER);
+    expect(consumer?.attributes).toMatchObject({
+      'gateway.webhook.outcome': 'processing',
+      'http.response.status_code': 409,
+    });
   });
 
   it('after stop, nothing more is recorded', async () => {
