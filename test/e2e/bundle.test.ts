@@ -43,7 +43,13 @@ describe('Entry points', () => {
   });
 
   it('no entry but /otel imports @opentelemetry/api or holds the /otel code', async () => {
-    for (const entry of ['src/index.ts', 'src/webhooks.ts', 'src/redis.ts', 'src/schemas.ts', 'src/testing.ts']) {
+    for (const entry of [
+      'src/index.ts',
+      'src/webhooks.ts',
+      'src/redis.ts',
+      'src/schemas.ts',
+      'src/testing.ts',
+    ]) {
       const { imports, inputs } = await bundle(entry);
       expect(imports.filter((i) => i.startsWith('@opentelemetry/'))).toEqual([]);
       expect(inputs.filter((i) => i.startsWith('src/otel'))).toEqual([]);
