@@ -42,38 +42,26 @@ export const channels = {
 export function traced<C extends object, T>(
   channel: Channel | undefined,
   build: () => C,
-  work: (context: C | undefined) => Promise<T>,
+  work: (context?: C) => Promise<T>,
 ): Promise<T> {
-  if (!channel?.hasSubscribers) return work(undefined);
-  const context = build();
-  const settle = (error?: unknown) => {
-    if (error !== undefined) {
-      (context as { error?: unknown }).error = error;
-      channel.error.publish(context);
-    }
-    channel.asyncStart.publish(context);
-    channel.asyncEnd.publish(context);
+  if (!channel?.hasSubscribers) return work();
+  const c = build() as C & { error?: unknown };
+  const end = () => {
+    channel.asyncStart.publish(c);
+    channel.asyncEnd.publish(c);
   };
-  return channel.start.runStores(context, () => {
-    let promise: Promise<T>;
-    try {
-      promise = work(context);
-    } catch (error) {
-      settle(error);
-      channel.end.publish(context);
-      throw error;
-    }
-    channel.end.publish(context);
-    return promise.then(
-      (value) => {
-        settle();
-        return value;
-      },
+  return channel.start.runStores(c, () => {
+    const promise = work(c).then(
+      (value) => (end(), value),
       (error: unknown) => {
-        settle(error);
+        c.error = error;
+        channel.error.publish(c);
+        end();
         throw error;
       },
     );
+    channel.end.publish(c);
+    return promise;
   });
 }
 

@@ -49,7 +49,7 @@ async function setup() {
     baseUrl: gateway.url,
     token: gateway.token,
     apiKey: gateway.apiKey,
-    retryBackoff: { baseDelayMs: 1, maxDelayMs: 5 },
+    retryBackoff: { initialDelayMs: 1, maxDelayMs: 5 },
   });
   const metricsNow = async () => {
     await reader.forceFlush();
