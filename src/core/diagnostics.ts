@@ -52,7 +52,10 @@ export function traced<C extends object, T>(
   };
   return channel.start.runStores(c, () => {
     const promise = work(c).then(
-      (value) => (end(), value),
+      (value) => {
+        end();
+        return value;
+      },
       (error: unknown) => {
         c.error = error;
         channel.error.publish(c);
