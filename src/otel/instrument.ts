@@ -122,7 +122,7 @@ export function instrument(options: InstrumentOptions = {}): StopInstrumenting {
       }
       return span;
     },
-    webhook: (ctx) =>
+    webhook: () =>
       tracer.startSpan(
         'process',
         {
