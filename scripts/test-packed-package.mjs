@@ -96,7 +96,7 @@ try {
     await import('messaging-gateway-sdk/redis');
     await import('messaging-gateway-sdk/schemas');
     const loaded = [...(globalThis.__loaded ?? [])];
-    const otel = loaded.filter((u) => u.includes('/@opentelemetry/') || //dist/otel./.test(u));
+    const otel = loaded.filter((u) => u.includes('/@opentelemetry/') || u.includes('/dist/otel.'));
     console.log('entries loaded OpenTelemetry:', otel.length ? otel : 'nothing');
     if (otel.length > 0) process.exit(1);
     const { instrument } = await import('messaging-gateway-sdk/otel');
