@@ -12,6 +12,7 @@ const entries = {
   schemas: 'src/schemas.ts',
   redis: 'src/redis.ts',
   testing: 'src/testing.ts',
+  otel: 'src/otel.ts',
 };
 
 export default defineConfig({
@@ -26,5 +27,5 @@ export default defineConfig({
   platform: 'neutral',
   // Keep `node:` in imports: Deno and workers resolve built-ins only by that prefix.
   removeNodeProtocol: false,
-  external: ['ky', 'zod', 'eventemitter3', 'ioredis', 'redis', /^node:/],
+  external: ['ky', 'zod', 'eventemitter3', 'ioredis', 'redis', '@opentelemetry/api', /^node:/],
 });

@@ -6,6 +6,7 @@ import { bundleSizeBench } from './bundle-size.js';
 import { coldImportBench } from './cold-import.js';
 import { decodeBench } from './decode.js';
 import { limiterBench } from './limiter.js';
+import { otelBench } from './otel.js';
 import { overheadBench } from './overhead.js';
 import { redisLimiterBench } from './redis-limiter.js';
 import { refuseBench } from './refuse.js';
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   webhooks: webhooksBench,
   refuse: refuseBench,
   size: bundleSizeBench,
+  otel: otelBench,
 };
 
 const only = process.argv.slice(2);

@@ -14,7 +14,7 @@ checkFileList(execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim(
 const dir = mkdtempSync(join(tmpdir(), 'mgsdk-packed-'));
 try {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'packed-check', private: true }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], {
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball, '@opentelemetry/api@1'], {
     cwd: dir,
     stdio: 'inherit',
   });
@@ -89,6 +89,21 @@ try {
     console.log('webhooks entry loaded ky:', loaded.some((u) => u.includes('/ky/')));
     if (loaded.some((u) => u.includes('/ky/'))) process.exit(1);
   `;
+  // No entry but /otel loads @opentelemetry/api or the /otel code; /otel works in ESM and CJS.
+  const noOtel = `
+    await import('messaging-gateway-sdk');
+    await import('messaging-gateway-sdk/webhooks');
+    await import('messaging-gateway-sdk/redis');
+    await import('messaging-gateway-sdk/schemas');
+    const loaded = [...(globalThis.__loaded ?? [])];
+    const otel = loaded.filter((u) => u.includes('/@opentelemetry/') || u.includes('/dist/otel.'));
+    console.log('entries loaded OpenTelemetry:', otel.length ? otel : 'nothing');
+    if (otel.length > 0) process.exit(1);
+    const { instrument } = await import('messaging-gateway-sdk/otel');
+    instrument()();
+    const cjs = (await import('node:module')).createRequire(import.meta.url)('messaging-gateway-sdk/otel');
+    if (typeof cjs.instrument !== 'function') process.exit(1);
+  `;
   // The /redis entry must load no Redis client of its own (the user passes theirs in).
   const noRedisClient = `
     await import('messaging-gateway-sdk/redis');
@@ -107,6 +122,7 @@ try {
   writeFileSync(join(dir, 'hook.mjs'), hook);
   writeFileSync(join(dir, 'no-ky.mjs'), noKy);
   writeFileSync(join(dir, 'no-redis-client.mjs'), noRedisClient);
+  writeFileSync(join(dir, 'no-otel.mjs'), noOtel);
   writeFileSync(join(dir, 'kit.mjs'), kitEsm);
   writeFileSync(join(dir, 'kit.cjs'), kitCjs);
   writeFileSync(join(dir, 'kit-loads.mjs'), kitLoads);
@@ -115,6 +131,7 @@ try {
     ['cjs.cjs', []],
     ['no-ky.mjs', ['--import', './hook.mjs']],
     ['no-redis-client.mjs', ['--import', './hook.mjs']],
+    ['no-otel.mjs', ['--import', './hook.mjs']],
     ['kit.mjs', []],
     ['kit.cjs', []],
     ['kit-loads.mjs', ['--import', './hook.mjs']],
@@ -124,7 +141,7 @@ try {
   await checkBin(dir);
   const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/messaging-gateway-sdk/package.json'), 'utf8'));
   console.log(
-    `packed ${pkg.name}@${pkg.version}: import, require, /schemas, /webhooks without ky, /redis without a Redis client, /testing and the bin all pass`,
+    `packed ${pkg.name}@${pkg.version}: import, require, /schemas, /webhooks without ky, /redis without a Redis client, /otel loaded by no other entry, /testing and the bin all pass`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -179,7 +196,7 @@ function checkFileList(paths) {
     'dist/cli.js',
     'docs/receiving-webhooks.md',
   ];
-  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'testing']) {
+  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'testing', 'otel']) {
     for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) required.push(`dist/${entry}.${ext}`);
   }
   const missing = required.filter((file) => !files.includes(file));

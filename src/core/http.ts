@@ -4,6 +4,7 @@ import { sleep } from '../internal/sleep.js';
 import type { Surface } from '../schemas/constants.js';
 import type { WithResponse } from './api-promise.js';
 import { CredentialSource } from './credentials.js';
+import { channels, safePath, traced } from './diagnostics.js';
 import { GatewayAbortError, GatewayResponseError, GatewayTimeoutError } from './errors.js';
 import { acquireWithin } from './limiter-wait.js';
 import { Log } from './logger.js';
@@ -104,23 +105,33 @@ export class HttpCore {
    */
   async call(spec: CallSpec, options: RequestOptions = {}): Promise<WithResponse<unknown>> {
     const call = resolveCallOptions(options, this.#options);
-    try {
-      return await this.#call(spec, call);
-    } catch (error) {
-      if (call.signal?.aborted && error === call.signal.reason) {
-        throw new GatewayAbortError({ ...this.#where(spec), cause: error });
+    const where = () => ({ method: spec.method, path: safePath(spec.path), api: spec.surface });
+    return traced(channels.request, where, async (trace: Traced | undefined) => {
+      try {
+        return ended(trace, await this.#call(spec, call, trace));
+      } catch (error) {
+        ended(trace, error as Traced);
+        if (call.signal?.aborted && error === call.signal.reason) {
+          throw new GatewayAbortError({ ...this.#where(spec), cause: error });
+        }
+        throw error;
       }
-      throw error;
-    }
+    });
   }
 
-  async #call(spec: CallSpec, call: CallOptions): Promise<WithResponse<unknown>> {
+  async #call(spec: CallSpec, call: CallOptions, trace?: Traced): Promise<WithResponse<unknown>> {
     const credentials = this.#credentials[spec.surface];
     let refreshed = false;
     for (let retry = 0, attempt = 1; ; attempt++) {
       // The credential first: a missing one fails before the call takes a slot of the limiter.
       const token = await credentials.get();
-      const result = await this.#attempt(spec, token, call, attempt);
+      if (trace) trace.attempts = attempt;
+      const result = await traced(
+        channels.attempt,
+        () => ({ method: spec.method, path: safePath(spec.path), attempt }),
+        async (at: Traced | undefined) =>
+          ended(at, await this.#attempt(spec, token, withTrace(call, at), attempt)),
+      );
       if (result.ok) return result.answer;
 
       const status = result.failure.kind === 'status' ? result.failure.status : 0;
@@ -220,9 +231,11 @@ export class HttpCore {
     try {
       const limiter = this.limiter as RateLimiterLike;
       // The built-in limiter honours its signal; only a limiter of the user's needs the guard.
-      const release = await (limiter instanceof RateLimiter
-        ? limiter.acquire(signal)
-        : acquireWithin(limiter, signal));
+      const release = await traced(
+        channels.ratelimit,
+        () => ({ path: safePath(spec.path) }),
+        () => (limiter instanceof RateLimiter ? limiter.acquire(signal) : acquireWithin(limiter, signal)),
+      );
       if (this.log.warnOn) this.#noteQueueWait(spec, performance.now() - started);
       return release;
     } catch (error) {
@@ -335,6 +348,31 @@ export class HttpCore {
   #secrets(): string[] {
     return [...this.#credentials.v2.secrets(), ...this.#credentials.v3.secrets()];
   }
+}
+
+/** A context of the request or attempt channel, with the facts its end adds. */
+type Traced = {
+  [fact: string]: unknown;
+  status?: number;
+  requestId?: string;
+  attempts?: number;
+  response?: Response;
+};
+
+/** Copies the status and request id of an answer, an attempt or an error onto a traced context. */
+function ended<T>(trace: Traced | undefined, value: T): T {
+  if (!trace) return value;
+  const v = value as Traced & { answer?: Traced; error?: Traced };
+  const from = v.answer ?? v.error ?? v;
+  trace.status = from.response?.status ?? from.status;
+  trace.requestId = from.requestId;
+  return value;
+}
+
+/** A subscriber may set `traceparent` on an attempt's context at its start: it is sent as a header. */
+function withTrace(call: CallOptions, at: Traced | undefined): CallOptions {
+  const parent = at?.traceparent;
+  return typeof parent === 'string' ? { ...call, headers: { ...call.headers, traceparent: parent } } : call;
 }
 
 /** `200`, `429`, `timeout` or the connection's error code, for a log line. */

@@ -42,6 +42,22 @@ describe('Entry points', () => {
     expect(kitOrBin((await bundle('src/webhooks.ts')).inputs)).toEqual([]);
   });
 
+  it('no entry but /otel imports @opentelemetry/api or holds the /otel code', async () => {
+    for (const entry of [
+      'src/index.ts',
+      'src/webhooks.ts',
+      'src/redis.ts',
+      'src/schemas.ts',
+      'src/testing.ts',
+    ]) {
+      const { imports, inputs } = await bundle(entry);
+      expect(imports.filter((i) => i.startsWith('@opentelemetry/'))).toEqual([]);
+      expect(inputs.filter((i) => i.startsWith('src/otel'))).toEqual([]);
+    }
+    // The check above can fail: /otel does import the API.
+    expect((await bundle('src/otel.ts')).imports).toContain('@opentelemetry/api');
+  });
+
   it('the bin does hold the kit (the check above can fail)', async () => {
     expect(kitOrBin((await bundle('src/cli/main.ts')).inputs)).toContain('src/testing/fake-gateway.ts');
   });

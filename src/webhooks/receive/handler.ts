@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import { channels, traced } from '../../core/diagnostics.js';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
@@ -7,6 +8,7 @@ import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.j
 import { BackgroundTasks, type Slot } from './background-tasks.js';
 import { type Claim, Claims } from './claims.js';
 import { ConsoleReporter } from './console-reporter.js';
+import { describeWebhook, type WebhookTrace } from './diagnostics.js';
 import {
   type ErrorContext,
   eventName,
@@ -131,7 +133,12 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
    * @throws GatewayError (retryable) when a listener failed, so the queue tries the job again
    */
   async receive(webhook: Webhook): Promise<void> {
-    const failures = await this.#dispatch(webhook, { request: { method: 'RECEIVE', url: '' }, webhook });
+    const context = { request: { method: 'RECEIVE', url: '' }, webhook };
+    const failures = await traced(
+      channels.webhook,
+      () => describeWebhook({}, webhook),
+      () => this.#dispatch(webhook, context),
+    );
     if (failures.length > 0) {
       const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;
       throw new GatewayError(`${what} failed: ${messageOf(failures[0])}`, {
@@ -142,7 +149,19 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   }
 
   /** Handles one delivery: the framework-free core behind every adapter. Never throws. */
-  async handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
+  handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
+    return traced(
+      channels.webhook,
+      () => ({}),
+      async (trace: WebhookTrace | undefined) => {
+        const answer = await this.#handle(request, options, trace);
+        if (trace) trace.status = answer.status;
+        return answer;
+      },
+    );
+  }
+
+  async #handle(request: WebhookRequest, options: HandleOptions, trace?: WebhookTrace) {
     const delivery: Delivery = {
       context: { request: { method: String(request.method ?? ''), url: String(request.url ?? '') } },
       waitUntil: options.waitUntil,
@@ -156,6 +175,10 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       ending = { outcome: 'unexpected' };
     }
     await this.#settle(ending, delivery);
+    if (trace) {
+      if (delivery.context.webhook) describeWebhook(trace, delivery.context.webhook);
+      trace.outcome = ending.outcome;
+    }
     return answerOf(ending.outcome, ending.reply);
   }
 

@@ -1,0 +1,72 @@
+import { maskPhones } from './logger.js';
+
+/**
+ * The SDK's TracingChannels on `node:diagnostics_channel`: `messaging-gateway-sdk:request`,
+ * `:attempt`, `:ratelimit` and `:webhook`. Loaded through `process.getBuiltinModule`, so a
+ * runtime without the module (or without `process`) simply publishes nothing. Nothing is built
+ * unless a channel has subscribers.
+ */
+interface Publisher {
+  publish(message: unknown): void;
+  runStores<T>(message: unknown, fn: () => T): T;
+}
+interface Channel {
+  readonly hasSubscribers?: boolean;
+  start: Publisher;
+  end: Publisher;
+  asyncStart: Publisher;
+  asyncEnd: Publisher;
+  error: Publisher;
+}
+
+type Loader = { getBuiltinModule?: (id: string) => unknown };
+const dc = (globalThis as { process?: Loader }).process?.getBuiltinModule?.('node:diagnostics_channel') as
+  | { tracingChannel?: (name: string) => Channel }
+  | undefined;
+const open = (name: string) => dc?.tracingChannel?.(`messaging-gateway-sdk:${name}`);
+
+/** The four channels; undefined where the runtime has none. */
+export const channels = {
+  request: open('request'),
+  attempt: open('attempt'),
+  ratelimit: open('ratelimit'),
+  webhook: open('webhook'),
+};
+
+/**
+ * Runs `work`, traced on `channel` when someone listens: the context is built only then, and
+ * `work` may add its end facts to it. Without subscribers this is one property read. Unlike
+ * `tracePromise`, the resolved value is never put on the context: it holds message data.
+ * Stores bound to `start` (an AsyncLocalStorage) hold for the whole of `work`.
+ */
+export function traced<C extends object, T>(
+  channel: Channel | undefined,
+  build: () => C,
+  work: (context?: C) => Promise<T>,
+): Promise<T> {
+  if (!channel?.hasSubscribers) return work();
+  const c = build() as C & { error?: unknown };
+  const end = () => {
+    channel.asyncStart.publish(c);
+    channel.asyncEnd.publish(c);
+  };
+  return channel.start.runStores(c, () => {
+    const promise = work(c).then(
+      (value) => {
+        end();
+        return value;
+      },
+      (error: unknown) => {
+        c.error = error;
+        channel.error.publish(c);
+        end();
+        throw error;
+      },
+    );
+    channel.end.publish(c);
+    return promise;
+  });
+}
+
+/** A path as contexts carry it: full phone numbers masked, as in the logs. */
+export const safePath = (path: string): string => maskPhones(path);

@@ -1,0 +1,32 @@
+import { isRecord } from '../../internal/is-record.js';
+import type { Webhook } from '../decode/parse.js';
+import { eventName } from './events.js';
+
+/**
+ * The context of the `messaging-gateway-sdk:webhook` channel: `api`, `kind` (the event name) and
+ * `items` once the delivery is decoded; at the end `outcome` and `status` (handle only). The
+ * request ids of its items (ids, never text or phones) let a tracer join a status to its send.
+ */
+export interface WebhookTrace {
+  api?: 'v2' | 'v3';
+  kind?: string;
+  items?: number;
+  requestIds?: string[];
+  outcome?: string;
+  status?: number;
+}
+
+/** Fills a context with what a decoded delivery says of itself: no text, no phone. */
+export function describeWebhook(trace: WebhookTrace, webhook: Webhook): WebhookTrace {
+  trace.api = webhook.api;
+  trace.kind = String(eventName(webhook));
+  const data = (webhook as { data?: unknown }).data;
+  const list = Array.isArray(data) ? data : [];
+  trace.items = Array.isArray(data) ? data.length : 1;
+  const ids: string[] = [];
+  for (const item of list.slice(0, 100)) {
+    if (isRecord(item) && typeof item.request_id === 'string') ids.push(item.request_id);
+  }
+  if (ids.length > 0) trace.requestIds = ids;
+  return trace;
+}
