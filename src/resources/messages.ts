@@ -46,7 +46,14 @@ export class Messages extends Resource {
     return runPool(items, (item, signal) => this.send(item, { signal }), options);
   }
 
-  /** Edits a sent message within 15 minutes of delivery (PATCH /v2/messages/{message_id}). */
+  /**
+   * Edits a sent message within 15 minutes of delivery (PATCH /v2/messages/{message_id}).
+   * Checked before sending: text or attachment given, text at most 4096 characters. Not checkable
+   * here (the SDK does not know which channel a message went through): editing exists only on
+   * whatsapp web (text only), telegram, telegram bot, max and max bot (not for a message with a
+   * keyboard), and only within the window; the service refuses the rest with a
+   * `GatewayApiError`.
+   */
   edit(messageId: string, params: EditMessageParams, options?: RequestOptions): GatewayPromise<MessageRef> {
     return this.promise(async () => {
       this.check(editMessageParams, params, 'edit');
@@ -56,7 +63,11 @@ export class Messages extends Resource {
     });
   }
 
-  /** Deletes a message for both sides (DELETE /v2/messages/{message_id}). */
+  /**
+   * Deletes a message for both sides (DELETE /v2/messages/{message_id}). Deleting exists only on
+   * whatsapp, telegram, telegram bot, max and max bot; the service refuses other channels with a
+   * `GatewayApiError` (the SDK cannot check the channel of a message id).
+   */
   delete(messageId: string, options?: RequestOptions): GatewayPromise<MessageRef> {
     return this.promise(async () => {
       const spec = { surface: 'v2', method: 'DELETE', path: `/v2/messages/${segment(messageId)}` } as const;
