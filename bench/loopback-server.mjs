@@ -19,9 +19,17 @@ const BODY = JSON.stringify({
   ],
   meta: { timestamp: 1 },
 });
-const server = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BODY) });
-  res.end(BODY);
+const SENT = JSON.stringify({
+  data: { request_id: '6f1c2a54-2b1e-4f7e-9a43-2d1f0c9b8e11', chat_id: '79001234567' },
+});
+const server = createServer((req, res) => {
+  // A send's body is drained, as a real service reads it, then answered.
+  const body = req.method === 'POST' ? SENT : BODY;
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
 });
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 process.on('disconnect', () => process.exit(0));
