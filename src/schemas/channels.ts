@@ -60,9 +60,17 @@ export type CreateChannelParams = z.input<typeof createChannelParams>;
 /** Credentials of any transport (reinit does not name the transport). */
 export type ChannelCredentials = CreateChannelParams['credentials'];
 
-/** POST /v2/channels/{id}/reinit body. */
+const c = credentialsByTransport;
+/**
+ * POST /v2/channels/{id}/reinit body. The call does not name the transport, so the credentials
+ * are those of any transport: the most specific shape that fits is the output (so what this
+ * schema gives is what `channels.reinit` takes), and any other object still passes as the
+ * credentials of a transport that needs none.
+ */
 export const reinitChannelParams = z.object({
-  credentials: z.record(z.string(), z.unknown(), { error: 'credentials must be an object' }),
+  credentials: z.union([c.instAPI, c.vk, c.telegram, c.maxbot, c.avito, empty], {
+    error: 'credentials must be an object',
+  }),
 });
 /** Body of `channels.reinit`. */
 export type ReinitChannelParams = { credentials: ChannelCredentials };

@@ -85,7 +85,11 @@ function keyboardRule(m: Unchecked, chatType: string, ctx: Ctx) {
   }
 }
 
-/** POST /v2/messages body, with every rule of the spec checked at once. */
+/**
+ * POST /v2/messages body, with every rule of the spec checked at once. Its output is typed as
+ * {@link SendMessageParams} (the rules it checks make it so), so what it gives goes straight
+ * into `messages.send`.
+ */
 export const sendMessageParams = sendObject.check(
   z.superRefine((value, ctx) => {
     const m = value as Unchecked;
@@ -96,7 +100,7 @@ export const sendMessageParams = sendObject.check(
     textLengthRule(m, chatType, ctx);
     keyboardRule(m, chatType, ctx);
   }, ALWAYS),
-);
+) as unknown as z.ZodMiniType<SendMessageParams, unknown>; // the content rule makes the flat shape the exclusive union
 
 type Without<T, K extends PropertyKey> = T & { [P in K]?: undefined };
 type SendBase = Omit<z.input<typeof sendObject>, (typeof CONTENT)[number] | 'keyboard'> & {
