@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
 import { LATE, within } from '../internal/deadline.js';
+import { toGatewayError } from './redis-errors.js';
 
 /** The members of an `ioredis` client (v5 or later) that the stores use. */
 export interface IoRedisLike {
@@ -55,25 +56,6 @@ export interface Script {
 /** Declares a Lua script (the SHA-1 is computed once, here). */
 export function script(name: string, source: string): Script {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
-}
-
-// Redis answers that mean "try again soon", not "your request is wrong".
-const TRANSIENT = /^(LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)\b/;
-
-/** Turns whatever a Redis client threw into a GatewayError that says what failed (never a key or value). */
-function toGatewayError(error: unknown, what: string): GatewayError {
-  if (error instanceof GatewayError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const isReply = error instanceof Error && /ReplyError|ErrorReply/.test(error.constructor.name);
-  if (isReply && !TRANSIENT.test(message)) {
-    const code = message.split(' ', 1)[0];
-    return new GatewayError(`Redis refused ${what} (${code})`, { cause: error });
-  }
-  const name = error instanceof Error ? error.name : 'error';
-  return new GatewayError(`Redis is unreachable: ${what} failed (${name})`, {
-    retryable: true,
-    cause: error,
-  });
 }
 
 const noop = () => {};
