@@ -1,6 +1,9 @@
+import { GatewayError } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { DeliveryFeed, DeliveryStore, StatusEntry } from '../tracking/delivery-store.js';
 import { rankOf } from '../tracking/status-order.js';
+import { ConsoleReporter } from '../webhooks/receive/console-reporter.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
 
 /** Options of {@link redisDeliveryStore}. */
@@ -9,6 +12,12 @@ export interface RedisDeliveryStoreOptions extends RedisCallOptions {
   prefix?: string;
   /** How long a message's statuses are kept after its first status (ms). @default 600000 (10 minutes) */
   retainMs?: number;
+  /**
+   * Called with each message on the status channel that this SDK did not write (another program
+   * publishing there, or garbage): it is ignored, never thrown inside the Redis client's listener.
+   * @default a console warning, at most 10 lines a minute (the rest counted)
+   */
+  onError?: (error: GatewayError) => void;
 }
 
 // Keys: <prefix>r:<request id> is a hash (r: request id, m: message id, k: rank of the best
@@ -72,6 +81,26 @@ function parseEntry(json: unknown): StatusEntry | undefined {
   };
 }
 
+const isUpdate = (value: unknown): boolean =>
+  value === undefined || (isRecord(value) && typeof value.status === 'string');
+
+/** An entry published on the status channel, or undefined when the SDK did not write it. */
+function parsePublished(message: string): StatusEntry | undefined {
+  let entry: StatusEntry | undefined;
+  try {
+    entry = parseEntry(message);
+  } catch {
+    return undefined;
+  }
+  const valid =
+    isRecord(entry) &&
+    typeof entry.requestId === 'string' &&
+    (entry.messageId === undefined || typeof entry.messageId === 'string') &&
+    isUpdate(entry.best) &&
+    isUpdate(entry.failed);
+  return valid ? entry : undefined;
+}
+
 /**
  * A DeliveryStore on Redis; see {@link redisDeliveryStore}. One subscription per store, on a
  * connection of its own, feeds every tracker that uses it.
@@ -81,12 +110,19 @@ export class RedisDeliveryStore implements DeliveryStore {
   readonly retainMs: number;
   readonly #redis: RedisConnection;
   readonly #feeds = new Set<DeliveryFeed>();
+  readonly #onError: (error: GatewayError) => void;
   #subscribed: Promise<() => void> | undefined;
 
   constructor(redis: RedisClientLike, options: RedisDeliveryStoreOptions = {}) {
     this.prefix = options.prefix ?? 'mgsdk:delivery:';
     this.retainMs = options.retainMs ?? 600_000;
     this.#redis = new RedisConnection(redis, options);
+    const reporter = new ConsoleReporter(
+      (line) => console.warn(line),
+      'pass onError to redisDeliveryStore to see every one',
+    );
+    this.#onError =
+      options.onError ?? ((error) => reporter.report(`[messaging-gateway-sdk] ${error.message}`));
   }
 
   /** Stores an update (statuses only move forward) and publishes the entry to every instance. */
@@ -108,8 +144,9 @@ export class RedisDeliveryStore implements DeliveryStore {
     this.#subscribed ??= this.#redis.subscribe(
       `${this.prefix}status`,
       (message) => {
-        const entry = parseEntry(message);
+        const entry = parsePublished(message);
         if (entry) for (const each of this.#feeds) each.entry(entry);
+        else this.#ignored(message);
       },
       () => {
         for (const each of this.#feeds) each.resync();
@@ -120,6 +157,19 @@ export class RedisDeliveryStore implements DeliveryStore {
     } catch (error) {
       this.#subscribed = undefined; // the next wait tries again
       throw error;
+    }
+  }
+
+  // Never the message itself in the report: it may carry anything.
+  #ignored(message: string): void {
+    const error = new GatewayError(
+      `redisDeliveryStore ignored a message of ${message.length} characters on ${this.prefix}status ` +
+        'that it did not write (another program publishes on this channel: give the store its own prefix)',
+    );
+    try {
+      this.#onError(error);
+    } catch {
+      // a throwing onError must not throw inside the Redis client's listener either
     }
   }
 
