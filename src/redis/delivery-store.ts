@@ -20,53 +20,43 @@ export interface RedisDeliveryStoreOptions extends RedisCallOptions {
   onError?: (error: GatewayError) => void;
 }
 
-// Keys: <prefix>r:<request id> is a hash (r: request id, m: message id, k: rank of the best
-// status, b: the best status, f: the failed status); <prefix>m:<message id> holds the request id.
-// Both live `retainMs` after the first status. The entry is returned as JSON and published.
+// Keys: <prefix>r:{<request id>} is a hash (r: request id, m: message id, k: rank of the best
+// status, b: the best status, f: the failed status), living `retainMs` after the first status;
+// <prefix>m:{<message id>} holds the request id, for updates and waits that name only the message.
+// Each key has the id as its hash tag, and each script touches the one hash it declares, so on a
+// Redis Cluster a script never reaches a key of another slot. The entry is returned as JSON and
+// published.
 const ENTRY = `
-local function entry(rk, rid)
-  local h = redis.call('HMGET', rk, 'm', 'b', 'f')
-  return cjson.encode({ r = rid, m = h[1] or nil, b = h[2] or nil, f = h[3] or nil })
+local function entry(rk)
+  local h = redis.call('HMGET', rk, 'r', 'm', 'b', 'f')
+  return cjson.encode({ r = h[1], m = h[2] or nil, b = h[3] or nil, f = h[4] or nil })
 end
 `;
 
-/** ARGV: prefix, retainMs, rank (-2 failed), update JSON, request id or '', message id or '', channel. */
+/** KEYS: the request's hash. ARGV: retainMs, rank (-2 failed), update JSON, request id, message id or '', channel. */
 const recordScript = script(
   'delivery record',
   `${ENTRY}
-local prefix, retain, rank, update = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local rid, mid = ARGV[5], ARGV[6]
-if rid == '' then
-  if mid == '' then return false end
-  rid = redis.call('GET', prefix .. 'm:' .. mid)
-  if not rid then return false end
-end
-local rk = prefix .. 'r:' .. rid
+local rk = KEYS[1]
+local retain, rank, update, rid, mid = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5]
 local fresh = redis.call('EXISTS', rk) == 0
 redis.call('HSET', rk, 'r', rid)
 if fresh then redis.call('PEXPIRE', rk, retain) end
-if mid ~= '' and not redis.call('HGET', rk, 'm') then
-  redis.call('HSET', rk, 'm', mid)
-  redis.call('SET', prefix .. 'm:' .. mid, rid, 'PX', math.max(1, redis.call('PTTL', rk)))
-end
+if mid ~= '' and not redis.call('HGET', rk, 'm') then redis.call('HSET', rk, 'm', mid) end
 if rank == -2 then redis.call('HSET', rk, 'f', update)
 elseif rank > tonumber(redis.call('HGET', rk, 'k') or '-1') then redis.call('HSET', rk, 'k', rank, 'b', update) end
-local json = entry(rk, rid)
-redis.call('PUBLISH', ARGV[7], json)
+local json = entry(rk)
+redis.call('PUBLISH', ARGV[6], json)
 return json
 `,
 );
 
-/** ARGV: prefix, id (a request id, or a message id once known). */
+/** KEYS: the request's hash. The entry, or false when nothing is stored. */
 const getScript = script(
   'delivery get',
   `${ENTRY}
-local prefix, rid = ARGV[1], ARGV[2]
-if redis.call('EXISTS', prefix .. 'r:' .. rid) == 0 then
-  rid = redis.call('GET', prefix .. 'm:' .. rid)
-  if not rid then return false end
-end
-return entry(prefix .. 'r:' .. rid, rid)
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return entry(KEYS[1])
 `,
 );
 
@@ -127,15 +117,49 @@ export class RedisDeliveryStore implements DeliveryStore {
 
   /** Stores an update (statuses only move forward) and publishes the entry to every instance. */
   async record(update: MessageStatusUpdate): Promise<StatusEntry | undefined> {
+    const mid = update.message_id ?? '';
+    let rid = update.request_id ?? '';
+    if (rid === '') {
+      // Only the message named: its request is known once a status carried both.
+      rid = mid === '' ? '' : ((await this.#requestOf(mid)) ?? '');
+      if (rid === '') return undefined;
+    } else if (mid !== '') {
+      // The pointer first, so a wait by message id that reads after the status was published finds it.
+      await this.#redis.command('delivery record', [
+        'SET',
+        this.#messageKey(mid),
+        rid,
+        'PX',
+        this.retainMs,
+        'NX',
+      ]);
+    }
     const rank = update.status === 'failed' ? -2 : rankOf(update.status);
-    const args = [this.prefix, this.retainMs, rank, JSON.stringify(update)];
-    args.push(update.request_id ?? '', update.message_id ?? '', `${this.prefix}status`);
-    return parseEntry(await this.#redis.eval(recordScript, [], args));
+    const args = [this.retainMs, rank, JSON.stringify(update), rid, mid, `${this.prefix}status`];
+    return parseEntry(await this.#redis.eval(recordScript, [this.#requestKey(rid)], args));
   }
 
   /** The entry for a request id, or a message id once known. */
   async get(id: string): Promise<StatusEntry | undefined> {
-    return parseEntry(await this.#redis.eval(getScript, [], [this.prefix, id]));
+    const entry = parseEntry(await this.#redis.eval(getScript, [this.#requestKey(id)], []));
+    if (entry) return entry;
+    const rid = await this.#requestOf(id);
+    return rid === undefined
+      ? undefined
+      : parseEntry(await this.#redis.eval(getScript, [this.#requestKey(rid)], []));
+  }
+
+  #requestKey(requestId: string): string {
+    return `${this.prefix}r:{${requestId}}`;
+  }
+
+  #messageKey(messageId: string): string {
+    return `${this.prefix}m:{${messageId}}`;
+  }
+
+  async #requestOf(messageId: string): Promise<string | undefined> {
+    const rid = await this.#redis.command('delivery get', ['GET', this.#messageKey(messageId)]);
+    return typeof rid === 'string' ? rid : undefined;
   }
 
   /** Sends every entry recorded by any instance to `feed`; resolves once subscribed. */

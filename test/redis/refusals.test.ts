@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
-import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
+import { CLIENTS, connectClient, sendRaw, skipRedis } from '../support/redis-clients.js';
 import { useRedisServer } from '../support/redis-server.js';
 
 const status = { request_id: 'r1', message_id: null, status: 'sent', reason: null } as MessageStatusUpdate;
@@ -24,8 +24,7 @@ describe.skipIf(skipRedis)('Redis refusing a call: named, kept as cause, not ret
   describe.each(CLIENTS)('with %s', (kind) => {
     it('WRONGTYPE: a key of the store holding another type', async () => {
       const { redis, close } = await connectClient(kind, server.url);
-      const send = (args: string[]) =>
-        'call' in redis ? redis.call(args[0] as string, ...args.slice(1)) : redis.sendCommand(args);
+      const send = (args: string[]) => sendRaw(redis, args);
       try {
         await send(['HSET', `w:${kind}:{k}`, 'f', 'v']);
         await send(['SET', `w:${kind}:rl:{acct}:slots`, 'not a sorted set']);
@@ -48,8 +47,7 @@ describe.skipIf(skipRedis)('Redis refusing a call: named, kept as cause, not ret
       const admin = await connectClient(kind, server.url);
       const user = `limited-${kind}`;
       const acl = ['ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-evalsha', '-eval'];
-      if ('call' in admin.redis) await admin.redis.call(acl[0] as string, ...acl.slice(1));
-      else await admin.redis.sendCommand(acl);
+      await sendRaw(admin.redis, acl);
       await admin.close();
       const { redis, close } = await connectClient(kind, `redis://${user}:pw@127.0.0.1:${server.port}`);
       try {
