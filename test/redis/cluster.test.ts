@@ -7,11 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
+import { createFakeGateway } from '../../src/testing.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectCluster, sendRaw, skipRedis } from '../support/redis-clients.js';
 import { useRedisCluster } from '../support/redis-cluster.js';
+import { runSenders } from './fleet-processes.js';
 
 const update = (request_id: string | null, status: string, extra: Partial<MessageStatusUpdate> = {}) =>
   ({ request_id, message_id: null, status, reason: null, ...extra }) as MessageStatusUpdate;
@@ -139,5 +141,85 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
       expect(error).toBeInstanceOf(GatewayError);
       expect(error).toMatchObject({ retryable: false, message: expect.stringMatching(/\(WRONGTYPE\)/) });
     });
+  });
+
+  it('3 processes (ioredis and node-redis) through one limiter on the cluster: 0 answered 429', {
+    timeout: 30_000,
+  }, async () => {
+    const standIn = await createFakeGateway({ rateLimit: { requests: 20, intervalMs: 1000 } });
+    try {
+      const { reports } = await runSenders({
+        mode: 'redis',
+        processes: 3,
+        calls: 12,
+        limit: '20/1000',
+        kinds: [...CLIENTS],
+        redisUrl: cluster.urls.join(','),
+        baseUrl: standIn.url,
+        token: standIn.token,
+      });
+      expect(reports.reduce((sum, r) => sum + r.ok, 0)).toBe(36);
+      expect(standIn.requests.filter((r) => r.status === 429)).toHaveLength(0);
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  // Last: it takes a third of the slots away for good (no replicas).
+  it('a master killed mid-run: bounded, retryable, classified failures; no delivery processed twice', {
+    timeout: 30_000,
+  }, async () => {
+    const timeoutMs = 500;
+    const conns = await Promise.all(CLIENTS.map((kind) => connectCluster(kind, cluster.urls)));
+    const dispatched = new Map<string, number>();
+    const stores = conns.map((c) => redisDedupeStore(c.redis, { prefix: 'kill:', timeoutMs }));
+    const handlers = stores.map((dedupe) => {
+      const hooks = new WebhookHandler({ secret: 's', dispatch: 'await', dedupe });
+      hooks.on('error', () => {});
+      hooks.on('message.add', (event) => {
+        const key = event.meta.idempotency_key as string;
+        dispatched.set(key, (dispatched.get(key) ?? 0) + 1);
+      });
+      return hooks;
+    });
+    const keys = Array.from({ length: 60 }, (_, i) => `kill-${i}`);
+    const deliverAll = () =>
+      Promise.all(
+        keys.flatMap((key) =>
+          handlers.map(async (hooks) => {
+            const t0 = performance.now();
+            const answer = await hooks.handle(post(messageAdd(key), '/hooks?secret=s'));
+            return { status: answer.status, ms: performance.now() - t0 };
+          }),
+        ),
+      );
+    try {
+      for (const { status } of await deliverAll()) expect([200, 409]).toContain(status);
+      keys.push(...Array.from({ length: 60 }, (_, i) => `kill-late-${i}`));
+      await cluster.kill(2);
+      const errors: unknown[] = [];
+      for (let round = 0; round < 8; round++) {
+        for (const { status, ms } of await deliverAll()) {
+          expect(status === 200 || status === 409 || status >= 500).toBe(true); // never a 200 that loses it
+          expect(ms).toBeLessThan(timeoutMs + 1500);
+        }
+        for (const store of stores)
+          errors.push(await store.claim(`probe-${round}-${Math.random()}`, 1000).catch((e: unknown) => e));
+        if (errors.some((e) => /CLUSTERDOWN/.test((e as Error).message))) break;
+        await sleep(400);
+      }
+      const failures = errors.filter((e) => e instanceof Error);
+      expect(failures.length).toBeGreaterThan(0);
+      for (const failure of failures) {
+        expect(failure).toBeInstanceOf(GatewayError);
+        expect(failure).toMatchObject({
+          retryable: true,
+          message: expect.stringMatching(/Redis is (unreachable|unavailable)/),
+        });
+      }
+      expect([...dispatched.values()].every((count) => count === 1)).toBe(true);
+    } finally {
+      await Promise.all(conns.map((c) => c.close()));
+    }
   });
 });
