@@ -5,6 +5,7 @@ import type { DeliveryFeed, DeliveryStore, StatusEntry } from '../tracking/deliv
 import { rankOf } from '../tracking/status-order.js';
 import { ConsoleReporter } from '../webhooks/receive/console-reporter.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
+import { LUA } from './lua-sources.js';
 
 /** Options of {@link redisDeliveryStore}. */
 export interface RedisDeliveryStoreOptions extends RedisCallOptions {
@@ -20,45 +21,12 @@ export interface RedisDeliveryStoreOptions extends RedisCallOptions {
   onError?: (error: GatewayError) => void;
 }
 
-// Keys: <prefix>r:{<request id>} is a hash (r: request id, m: message id, k: rank of the best
-// status, b: the best status, f: the failed status), living `retainMs` after the first status;
-// <prefix>m:{<message id>} holds the request id, for updates and waits that name only the message.
-// Each key has the id as its hash tag, and each script touches the one hash it declares, so on a
-// Redis Cluster a script never reaches a key of another slot. The entry is returned as JSON and
-// published.
-const ENTRY = `
-local function entry(rk)
-  local h = redis.call('HMGET', rk, 'r', 'm', 'b', 'f')
-  return cjson.encode({ r = h[1], m = h[2] or nil, b = h[3] or nil, f = h[4] or nil })
-end
-`;
-
-/** KEYS: the request's hash. ARGV: retainMs, rank (-2 failed), update JSON, request id, message id or '', channel. */
-const recordScript = script(
-  'delivery record',
-  `${ENTRY}
-local rk = KEYS[1]
-local retain, rank, update, rid, mid = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5]
-local fresh = redis.call('EXISTS', rk) == 0
-redis.call('HSET', rk, 'r', rid)
-if fresh then redis.call('PEXPIRE', rk, retain) end
-if mid ~= '' and not redis.call('HGET', rk, 'm') then redis.call('HSET', rk, 'm', mid) end
-if rank == -2 then redis.call('HSET', rk, 'f', update)
-elseif rank > tonumber(redis.call('HGET', rk, 'k') or '-1') then redis.call('HSET', rk, 'k', rank, 'b', update) end
-local json = entry(rk)
-redis.call('PUBLISH', ARGV[6], json)
-return json
-`,
-);
-
-/** KEYS: the request's hash. The entry, or false when nothing is stored. */
-const getScript = script(
-  'delivery get',
-  `${ENTRY}
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-return entry(KEYS[1])
-`,
-);
+// Keys: <prefix>r:{<request id>}, a hash, and <prefix>m:{<message id>}, the message's pointer to
+// its request. Each key has the id as its hash tag, and each script touches only the hash it
+// declares, so on a Redis Cluster no script reaches a key of another slot
+// (src/redis/scripts/delivery-*.lua name every key and argument).
+const recordScript = script('delivery record', LUA['delivery-record']);
+const getScript = script('delivery get', LUA['delivery-get']);
 
 function parseEntry(json: unknown): StatusEntry | undefined {
   if (typeof json !== 'string') return undefined;
