@@ -14,6 +14,7 @@
  */
 export type {
   IoRedisLike,
+  NodeRedisClusterLike,
   NodeRedisLike,
   RedisCallOptions,
   RedisClientLike,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
 import { LATE, within } from '../internal/deadline.js';
+import { toGatewayError } from './redis-errors.js';
 
 /** The members of an `ioredis` client (v5 or later) that the stores use. */
 export interface IoRedisLike {
@@ -36,8 +37,39 @@ export interface NodeRedisLike {
   disconnect?(): Promise<void>;
 }
 
-/** A Redis client the user already runs: `ioredis` (v5 or later) or `node-redis` (v4 or later), connected. */
-export type RedisClientLike = IoRedisLike | NodeRedisLike;
+/**
+ * The members of a `node-redis` cluster client (v4 or later, `createCluster()`) that the stores
+ * use. Commands go to the node owning their first key; a MOVED, an ASK or a failover is the
+ * client's to follow.
+ */
+export interface NodeRedisClusterLike {
+  /** Sends any command to the node owning `firstKey` (any node when undefined). */
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: string[],
+  ): Promise<unknown>;
+  /** The cluster's masters (tells a cluster from a single client). */
+  readonly masters: unknown;
+  /** A new cluster client with the same options (for SUBSCRIBE); not yet connected. */
+  duplicate(): NodeRedisClusterLike;
+  /** Opens the connections. */
+  connect(): Promise<unknown>;
+  /** Subscribes a listener to a channel. */
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  /** Event listeners: `node-ready`, `error`. */
+  on(event: string, listener: (...args: string[]) => void): unknown;
+  /** Closes the connections at once (v5 and later). */
+  destroy?(): void;
+  /** Closes the connections (v4). */
+  disconnect?(): Promise<void>;
+}
+
+/**
+ * A Redis client the user already runs, connected: `ioredis` (v5 or later, a `Redis` or a
+ * `Cluster`) or `node-redis` (v4 or later, `createClient()` or `createCluster()`).
+ */
+export type RedisClientLike = IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
 
 /** Options every Redis store takes. */
 export interface RedisCallOptions {
@@ -57,25 +89,6 @@ export function script(name: string, source: string): Script {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-// Redis answers that mean "try again soon", not "your request is wrong".
-const TRANSIENT = /^(LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)\b/;
-
-/** Turns whatever a Redis client threw into a GatewayError that says what failed (never a key or value). */
-function toGatewayError(error: unknown, what: string): GatewayError {
-  if (error instanceof GatewayError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const isReply = error instanceof Error && /ReplyError|ErrorReply/.test(error.constructor.name);
-  if (isReply && !TRANSIENT.test(message)) {
-    const code = message.split(' ', 1)[0];
-    return new GatewayError(`Redis refused ${what} (${code})`, { cause: error });
-  }
-  const name = error instanceof Error ? error.name : 'error';
-  return new GatewayError(`Redis is unreachable: ${what} failed (${name})`, {
-    retryable: true,
-    cause: error,
-  });
-}
-
 const noop = () => {};
 
 /**
@@ -86,7 +99,8 @@ const noop = () => {};
  */
 export class RedisConnection {
   readonly timeoutMs: number;
-  readonly #send: (args: (string | number)[]) => Promise<unknown>;
+  // `key`: the command's first key, which picks the node on a node-redis cluster.
+  readonly #send: (args: (string | number)[], key: string | undefined) => Promise<unknown>;
 
   constructor(
     readonly client: RedisClientLike,
@@ -94,28 +108,30 @@ export class RedisConnection {
   ) {
     this.timeoutMs = options.timeoutMs ?? 2000;
     if (isIoRedis(client)) this.#send = ([command, ...args]) => client.call(String(command), ...args);
-    else if (typeof (client as NodeRedisLike)?.sendCommand === 'function') {
+    else if (isNodeRedisCluster(client)) {
+      this.#send = (args, key) => client.sendCommand(key, false, args.map(String));
+    } else if (typeof (client as NodeRedisLike)?.sendCommand === 'function') {
       this.#send = (args) => (client as NodeRedisLike).sendCommand(args.map(String));
     } else {
       throw new GatewayError(
-        'redis: pass a connected ioredis (v5 or later) or node-redis (v4 or later) client',
+        'redis: pass a connected ioredis (v5 or later) or node-redis (v4 or later) client or cluster client',
       );
     }
   }
 
-  /** Sends one command; `what` names it in errors. */
+  /** Sends one command whose first key is `args[1]`; `what` names it in errors. */
   command(what: string, args: (string | number)[]): Promise<unknown> {
-    return this.#bounded(what, this.#send(args));
+    return this.#bounded(what, this.#send(args, args[1] === undefined ? undefined : String(args[1])));
   }
 
   /** Runs a script by its SHA-1, loading it first when Redis does not know it. */
   eval(s: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
     const run = async () => {
       try {
-        return await this.#send(['EVALSHA', s.sha, keys.length, ...keys, ...args]);
+        return await this.#send(['EVALSHA', s.sha, keys.length, ...keys, ...args], keys[0]);
       } catch (error) {
         if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return await this.#send(['EVAL', s.source, keys.length, ...keys, ...args]);
+        return await this.#send(['EVAL', s.source, keys.length, ...keys, ...args], keys[0]);
       }
     };
     return this.#bounded(s.name, run());
@@ -135,7 +151,7 @@ export class RedisConnection {
     const sub = client.duplicate();
     sub.on('error', noop); // a lost connection shows as timeouts and a resync, not as a crash
     let subscribed = false;
-    const close = isIoRedis(sub) ? () => sub.disconnect() : () => closeNodeRedis(sub as NodeRedisLike);
+    const close = isIoRedis(sub) ? () => sub.disconnect() : () => closeNodeRedis(sub);
     try {
       if (isIoRedis(sub)) {
         sub.on('message', (from: string, message: string) => from === channel && onMessage(message));
@@ -143,9 +159,10 @@ export class RedisConnection {
         sub.on('ready', () => subscribed && void sub.ping().then(onResync, noop));
         await this.#bounded('SUBSCRIBE', sub.subscribe(channel));
       } else {
-        const nodeSub = sub as NodeRedisLike;
-        // node-redis emits 'ready' only after its own re-subscription completed.
-        nodeSub.on('ready', () => subscribed && onResync());
+        const nodeSub = sub as NodeRedisLike | NodeRedisClusterLike;
+        // node-redis emits 'ready' only after its own re-subscription completed; a cluster client
+        // 'node-ready' for each node that came back, the pub/sub node among them.
+        nodeSub.on(isNodeRedisCluster(nodeSub) ? 'node-ready' : 'ready', () => subscribed && onResync());
         await this.#bounded('SUBSCRIBE', nodeSub.connect());
         await this.#bounded(
           'SUBSCRIBE',
@@ -180,7 +197,11 @@ function isIoRedis(client: RedisClientLike): client is IoRedisLike {
   return typeof (client as IoRedisLike)?.call === 'function';
 }
 
-function closeNodeRedis(client: NodeRedisLike): void {
+function isNodeRedisCluster(client: RedisClientLike): client is NodeRedisClusterLike {
+  return !isIoRedis(client) && 'masters' in client;
+}
+
+function closeNodeRedis(client: NodeRedisLike | NodeRedisClusterLike): void {
   if (typeof client.destroy === 'function') client.destroy();
   else void client.disconnect?.().catch(noop);
 }

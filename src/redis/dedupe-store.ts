@@ -3,6 +3,7 @@ import { GatewayError } from '../core/errors.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
 import type { ClaimResult, DedupeStore } from './contracts.js';
+import { LUA } from './lua-sources.js';
 
 /** Options of {@link redisDedupeStore}. */
 export interface RedisDedupeStoreOptions extends RedisCallOptions {
@@ -12,58 +13,12 @@ export interface RedisDedupeStoreOptions extends RedisCallOptions {
   maxHeld?: number;
 }
 
-// Two keys per delivery, one hash tag so they share a slot on a cluster: KEYS[1] the claim,
-// KEYS[2] the CRM reply kept across a release. The claim's value: `p<token>` while claimed (the
-// token names the claim), `d` when done without a reply, `d<json>` when done with the CRM reply.
-
-// KEYS[1] claim, KEYS[2] kept reply; ARGV[1] token, ARGV[2] lease (ms).
-// → {'claimed', keptReply?} | {'processing'} | {'done', reply}
-const claimScript = script(
-  'dedupe claim',
-  `local v = redis.call('GET', KEYS[1])
-if not v then
-  redis.call('SET', KEYS[1], 'p' .. ARGV[1], 'PX', ARGV[2])
-  local kept = redis.call('GET', KEYS[2])
-  if kept then return {'claimed', kept} end
-  return {'claimed'}
-end
-if string.sub(v, 1, 1) == 'p' then return {'processing'} end
-return {'done', string.sub(v, 2)}
-`,
-);
-
-// KEYS[1] claim, KEYS[2] kept reply; ARGV[1] token, ARGV[2] value, ARGV[3] ttl (ms).
-// Marks the key done while it holds this claim, or nothing: a holder whose lease ran out never
-// overwrites the claim, or the stored reply, of the attempt that took over.
-const completeScript = script(
-  'dedupe complete',
-  `local v = redis.call('GET', KEYS[1])
-if v and v ~= 'p' .. ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('DEL', KEYS[2])
-return 1
-`,
-);
-
-// KEYS[1] claim, KEYS[2] kept reply; ARGV[1] reply (JSON), ARGV[2] ttl (ms).
-// Keeps the reply unless the key is done already.
-const keepReplyScript = script(
-  'dedupe keep reply',
-  `local v = redis.call('GET', KEYS[1])
-if v and string.sub(v, 1, 1) == 'd' then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-return 1
-`,
-);
-
-// KEYS[1] claim; ARGV[1] token. Deletes the claim only while it is this one: a release that
-// reached Redis late never forgets a claim someone else made since. A kept reply stays.
-const releaseScript = script(
-  'dedupe release',
-  `if redis.call('GET', KEYS[1]) == 'p' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`,
-);
+// Two keys per delivery, one hash tag so they share a slot on a cluster: the claim and the CRM
+// reply kept across a release (src/redis/scripts/dedupe-*.lua name every key and argument).
+const claimScript = script('dedupe claim', LUA['dedupe-claim']);
+const completeScript = script('dedupe complete', LUA['dedupe-complete']);
+const keepReplyScript = script('dedupe keep reply', LUA['dedupe-keep-reply']);
+const releaseScript = script('dedupe release', LUA['dedupe-release']);
 
 /**
  * A DedupeStore on Redis; see {@link redisDedupeStore}. Each claim carries a random token, kept

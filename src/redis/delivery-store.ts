@@ -1,7 +1,11 @@
+import { GatewayError } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { DeliveryFeed, DeliveryStore, StatusEntry } from '../tracking/delivery-store.js';
 import { rankOf } from '../tracking/status-order.js';
+import { ConsoleReporter } from '../webhooks/receive/console-reporter.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
+import { LUA } from './lua-sources.js';
 
 /** Options of {@link redisDeliveryStore}. */
 export interface RedisDeliveryStoreOptions extends RedisCallOptions {
@@ -9,57 +13,20 @@ export interface RedisDeliveryStoreOptions extends RedisCallOptions {
   prefix?: string;
   /** How long a message's statuses are kept after its first status (ms). @default 600000 (10 minutes) */
   retainMs?: number;
+  /**
+   * Called with each message on the status channel that this SDK did not write (another program
+   * publishing there, or garbage): it is ignored, never thrown inside the Redis client's listener.
+   * @default a console warning, at most 10 lines a minute (the rest counted)
+   */
+  onError?: (error: GatewayError) => void;
 }
 
-// Keys: <prefix>r:<request id> is a hash (r: request id, m: message id, k: rank of the best
-// status, b: the best status, f: the failed status); <prefix>m:<message id> holds the request id.
-// Both live `retainMs` after the first status. The entry is returned as JSON and published.
-const ENTRY = `
-local function entry(rk, rid)
-  local h = redis.call('HMGET', rk, 'm', 'b', 'f')
-  return cjson.encode({ r = rid, m = h[1] or nil, b = h[2] or nil, f = h[3] or nil })
-end
-`;
-
-/** ARGV: prefix, retainMs, rank (-2 failed), update JSON, request id or '', message id or '', channel. */
-const recordScript = script(
-  'delivery record',
-  `${ENTRY}
-local prefix, retain, rank, update = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local rid, mid = ARGV[5], ARGV[6]
-if rid == '' then
-  if mid == '' then return false end
-  rid = redis.call('GET', prefix .. 'm:' .. mid)
-  if not rid then return false end
-end
-local rk = prefix .. 'r:' .. rid
-local fresh = redis.call('EXISTS', rk) == 0
-redis.call('HSET', rk, 'r', rid)
-if fresh then redis.call('PEXPIRE', rk, retain) end
-if mid ~= '' and not redis.call('HGET', rk, 'm') then
-  redis.call('HSET', rk, 'm', mid)
-  redis.call('SET', prefix .. 'm:' .. mid, rid, 'PX', math.max(1, redis.call('PTTL', rk)))
-end
-if rank == -2 then redis.call('HSET', rk, 'f', update)
-elseif rank > tonumber(redis.call('HGET', rk, 'k') or '-1') then redis.call('HSET', rk, 'k', rank, 'b', update) end
-local json = entry(rk, rid)
-redis.call('PUBLISH', ARGV[7], json)
-return json
-`,
-);
-
-/** ARGV: prefix, id (a request id, or a message id once known). */
-const getScript = script(
-  'delivery get',
-  `${ENTRY}
-local prefix, rid = ARGV[1], ARGV[2]
-if redis.call('EXISTS', prefix .. 'r:' .. rid) == 0 then
-  rid = redis.call('GET', prefix .. 'm:' .. rid)
-  if not rid then return false end
-end
-return entry(prefix .. 'r:' .. rid, rid)
-`,
-);
+// Keys: <prefix>r:{<request id>}, a hash, and <prefix>m:{<message id>}, the message's pointer to
+// its request. Each key has the id as its hash tag, and each script touches only the hash it
+// declares, so on a Redis Cluster no script reaches a key of another slot
+// (src/redis/scripts/delivery-*.lua name every key and argument).
+const recordScript = script('delivery record', LUA['delivery-record']);
+const getScript = script('delivery get', LUA['delivery-get']);
 
 function parseEntry(json: unknown): StatusEntry | undefined {
   if (typeof json !== 'string') return undefined;
@@ -72,6 +39,26 @@ function parseEntry(json: unknown): StatusEntry | undefined {
   };
 }
 
+const isUpdate = (value: unknown): boolean =>
+  value === undefined || (isRecord(value) && typeof value.status === 'string');
+
+/** An entry published on the status channel, or undefined when the SDK did not write it. */
+function parsePublished(message: string): StatusEntry | undefined {
+  let entry: StatusEntry | undefined;
+  try {
+    entry = parseEntry(message);
+  } catch {
+    return undefined;
+  }
+  const valid =
+    isRecord(entry) &&
+    typeof entry.requestId === 'string' &&
+    (entry.messageId === undefined || typeof entry.messageId === 'string') &&
+    isUpdate(entry.best) &&
+    isUpdate(entry.failed);
+  return valid ? entry : undefined;
+}
+
 /**
  * A DeliveryStore on Redis; see {@link redisDeliveryStore}. One subscription per store, on a
  * connection of its own, feeds every tracker that uses it.
@@ -81,25 +68,66 @@ export class RedisDeliveryStore implements DeliveryStore {
   readonly retainMs: number;
   readonly #redis: RedisConnection;
   readonly #feeds = new Set<DeliveryFeed>();
+  readonly #onError: (error: GatewayError) => void;
   #subscribed: Promise<() => void> | undefined;
 
   constructor(redis: RedisClientLike, options: RedisDeliveryStoreOptions = {}) {
     this.prefix = options.prefix ?? 'mgsdk:delivery:';
     this.retainMs = options.retainMs ?? 600_000;
     this.#redis = new RedisConnection(redis, options);
+    const reporter = new ConsoleReporter(
+      (line) => console.warn(line),
+      'pass onError to redisDeliveryStore to see every one',
+    );
+    this.#onError =
+      options.onError ?? ((error) => reporter.report(`[messaging-gateway-sdk] ${error.message}`));
   }
 
   /** Stores an update (statuses only move forward) and publishes the entry to every instance. */
   async record(update: MessageStatusUpdate): Promise<StatusEntry | undefined> {
+    const mid = update.message_id ?? '';
+    let rid = update.request_id ?? '';
+    if (rid === '') {
+      // Only the message named: its request is known once a status carried both.
+      rid = mid === '' ? '' : ((await this.#requestOf(mid)) ?? '');
+      if (rid === '') return undefined;
+    } else if (mid !== '') {
+      // The pointer first, so a wait by message id that reads after the status was published finds it.
+      await this.#redis.command('delivery record', [
+        'SET',
+        this.#messageKey(mid),
+        rid,
+        'PX',
+        this.retainMs,
+        'NX',
+      ]);
+    }
     const rank = update.status === 'failed' ? -2 : rankOf(update.status);
-    const args = [this.prefix, this.retainMs, rank, JSON.stringify(update)];
-    args.push(update.request_id ?? '', update.message_id ?? '', `${this.prefix}status`);
-    return parseEntry(await this.#redis.eval(recordScript, [], args));
+    const args = [this.retainMs, rank, JSON.stringify(update), rid, mid, `${this.prefix}status`];
+    return parseEntry(await this.#redis.eval(recordScript, [this.#requestKey(rid)], args));
   }
 
   /** The entry for a request id, or a message id once known. */
   async get(id: string): Promise<StatusEntry | undefined> {
-    return parseEntry(await this.#redis.eval(getScript, [], [this.prefix, id]));
+    const entry = parseEntry(await this.#redis.eval(getScript, [this.#requestKey(id)], []));
+    if (entry) return entry;
+    const rid = await this.#requestOf(id);
+    return rid === undefined
+      ? undefined
+      : parseEntry(await this.#redis.eval(getScript, [this.#requestKey(rid)], []));
+  }
+
+  #requestKey(requestId: string): string {
+    return `${this.prefix}r:{${requestId}}`;
+  }
+
+  #messageKey(messageId: string): string {
+    return `${this.prefix}m:{${messageId}}`;
+  }
+
+  async #requestOf(messageId: string): Promise<string | undefined> {
+    const rid = await this.#redis.command('delivery get', ['GET', this.#messageKey(messageId)]);
+    return typeof rid === 'string' ? rid : undefined;
   }
 
   /** Sends every entry recorded by any instance to `feed`; resolves once subscribed. */
@@ -108,8 +136,9 @@ export class RedisDeliveryStore implements DeliveryStore {
     this.#subscribed ??= this.#redis.subscribe(
       `${this.prefix}status`,
       (message) => {
-        const entry = parseEntry(message);
+        const entry = parsePublished(message);
         if (entry) for (const each of this.#feeds) each.entry(entry);
+        else this.#ignored(message);
       },
       () => {
         for (const each of this.#feeds) each.resync();
@@ -120,6 +149,19 @@ export class RedisDeliveryStore implements DeliveryStore {
     } catch (error) {
       this.#subscribed = undefined; // the next wait tries again
       throw error;
+    }
+  }
+
+  // Never the message itself in the report: it may carry anything.
+  #ignored(message: string): void {
+    const error = new GatewayError(
+      `redisDeliveryStore ignored a message of ${message.length} characters on ${this.prefix}status ` +
+        'that it did not write (another program publishes on this channel: give the store its own prefix)',
+    );
+    try {
+      this.#onError(error);
+    } catch {
+      // a throwing onError must not throw inside the Redis client's listener either
     }
   }
 

@@ -4,7 +4,7 @@ import { MessageFailedError } from '../../src/core/errors.js';
 import { redisDeliveryStore } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
-import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
+import { CLIENTS, connectClient, sendRaw, skipRedis } from '../support/redis-clients.js';
 import { useRedisServer } from '../support/redis-server.js';
 
 const update = (request_id: string | null, status: string, extra: Partial<MessageStatusUpdate> = {}) =>
@@ -76,6 +76,31 @@ describe.skipIf(skipRedis)('DeliveryTracker on redisDeliveryStore: two instances
       expect(await short.get('m5')).toBeUndefined();
     });
 
+    it('a message the SDK did not write on the status channel is ignored and reported, never thrown', async () => {
+      const reports: string[] = [];
+      const store = redisDeliveryStore(clients[0]!.redis, {
+        prefix: `dt:${kind}:`,
+        onError: (error) => reports.push(error.message),
+      });
+      const tracker = new DeliveryTracker({ store });
+      try {
+        const waiting = tracker.waitFor('r7', { timeoutMs: 3000 });
+        await sleep(50);
+        const raw = clients[1]!.redis;
+        const garbage = ['not json', '{"r":1}', 'null', '{"r":"r7","b":"{"}', '{"r":"r7","b":"5"}'];
+        for (const message of garbage) {
+          const args = ['PUBLISH', `dt:${kind}:status`, message];
+          await sendRaw(raw, args);
+        }
+        await expect.poll(() => reports.length).toBe(garbage.length);
+        expect(reports[0]).toMatch(/ignored a message of 8 characters on dt:.*:status that it did not write/);
+        await b.observe(update('r7', 'delivered'));
+        await expect(waiting).resolves.toMatchObject({ request_id: 'r7', status: 'delivered' });
+      } finally {
+        await store.close();
+      }
+    });
+
     it('a pending wait reads the store again after the subscription reconnects', async () => {
       const waiting = a.waitFor('r6', { timeoutMs: 5000 });
       await sleep(50);
@@ -84,7 +109,7 @@ describe.skipIf(skipRedis)('DeliveryTracker on redisDeliveryStore: two instances
       const raw = clients[1]!.redis;
       const hset = [
         'HSET',
-        `dt:${kind}:r:r6`,
+        `dt:${kind}:r:{r6}`,
         'r',
         'r6',
         'k',
@@ -94,8 +119,7 @@ describe.skipIf(skipRedis)('DeliveryTracker on redisDeliveryStore: two instances
       ];
       const kill = ['CLIENT', 'KILL', 'TYPE', 'pubsub'];
       for (const args of [hset, kill]) {
-        if ('call' in raw) await raw.call(args[0] as string, ...args.slice(1));
-        else await raw.sendCommand(args);
+        await sendRaw(raw, args);
       }
       await expect(waiting).resolves.toMatchObject({ request_id: 'r6', status: 'delivered' });
     });

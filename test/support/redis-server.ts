@@ -15,10 +15,23 @@ export interface RedisServer {
   start(): Promise<void>;
 }
 
-async function spawnServer(port: number): Promise<ChildProcess> {
+/** Starts `redis-server` on `port` (127.0.0.1, persistence off) with `extra` arguments; resolves once it accepts connections. */
+export async function spawnServer(port: number, extra: string[] = []): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      ...extra,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let output = '';

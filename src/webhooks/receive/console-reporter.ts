@@ -15,7 +15,11 @@ export class ConsoleReporter {
   #leftOut = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly write: (line: string) => void = (line) => console.error(line)) {}
+  constructor(
+    private readonly write: (line: string) => void = (line) => console.error(line),
+    /** How to see every report, said in the line that counts the ones left out. */
+    private readonly seeAll = "listen to 'error' on the WebhookHandler to see every one",
+  ) {}
 
   /** Writes `line`, unless this window's lines are spent (then counts it). */
   report(line: string): void {
@@ -45,7 +49,7 @@ export class ConsoleReporter {
     this.#leftOut = 0;
     this.write(
       `[messaging-gateway-sdk] ${count} more report${count > 1 ? 's' : ''} left out in the last ` +
-        `${CONSOLE_WINDOW_MS / 1000} s; listen to 'error' on the WebhookHandler to see every one`,
+        `${CONSOLE_WINDOW_MS / 1000} s; ${this.seeAll}`,
     );
   }
 }
