@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
 import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
-import { EXIT, type Io, readInput, UsageError } from './io.js';
+import { EXIT, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -54,6 +54,7 @@ export async function decode(args: string[], io: Io): Promise<number> {
   });
   const file = positionals[0];
   const input = await readInput(file, io).catch((error: { code?: string }) => {
+    if (error instanceof InputTooLargeError) throw error;
     throw new UsageError(`cannot read ${file}: ${error.code ?? 'unreadable'}`);
   });
   const result = safeParseWebhook(input);
@@ -72,12 +73,15 @@ export async function decode(args: string[], io: Io): Promise<number> {
   if (values.json) {
     const { api } = webhook;
     const kind = api === 'v2' ? webhook.event : webhook.type;
-    const listed = items.map(([path, value]) => ({ path, value }));
-    io.out(JSON.stringify({ ok: true, api, kind, items: listed, rejected }));
+    const listed = items.map(
+      ([path, value]) => `{"path":${JSON.stringify(path)},"value":${printable(value)}}`,
+    );
+    const rest = `"rejected":${printable(rejected)}`;
+    io.out(`{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`);
     return EXIT.ok;
   }
   io.out(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
-  for (const [path, item] of items) io.out(`${path}: ${JSON.stringify(item)}`);
+  for (const [path, item] of items) io.out(`${path}: ${printable(item)}`);
   for (const r of rejected) {
     io.out(`rejected item ${r.index}:`);
     for (const issue of r.issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);

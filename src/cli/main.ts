@@ -4,7 +4,7 @@
 import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
 import { HELP } from './help.js';
-import { EXIT, type Io, processIo, UsageError } from './io.js';
+import { EXIT, exitQuietlyOnClosedOutput, type Io, processIo, UsageError } from './io.js';
 import { trigger } from './trigger.js';
 
 /** Resolves on Ctrl-C or a termination signal. */
@@ -42,6 +42,7 @@ async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+exitQuietlyOnClosedOutput();
 // No top-level await: the bin also builds to CommonJS.
 void main(process.argv.slice(2), processIo).then((code) => {
   process.exitCode = code;

@@ -1,9 +1,16 @@
 import { UsageError } from './io.js';
 
+/** The highest array index `--set` builds: a path like `data.10000000` must not allocate millions of items. */
+export const MAX_SET_INDEX = 999;
+
+/** Segments that would reach an object's prototype instead of a field of the delivery. */
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
 /**
  * Turns `--set` arguments into an overrides object: `a.0.b=text` sets a string, `a.0.b:=json` a
  * JSON value; `data[0].text` and `data.0.text` are the same path. Numeric steps make arrays,
- * with earlier items left as `{}` (the default item).
+ * with earlier items left as `{}` (the default item). `__proto__`, `constructor` and `prototype`
+ * segments and indexes above {@link MAX_SET_INDEX} are refused.
  */
 export function overridesFrom(assignments: readonly string[]): Record<string, unknown> {
   const root: Record<string, unknown> = {};
@@ -21,14 +28,16 @@ export function overridesFrom(assignments: readonly string[]): Record<string, un
         throw new UsageError(`--set ${path}:= takes JSON; got ${raw}`);
       }
     }
-    setPath(
-      root,
-      path
-        .replace(/\[(\d+)\]/g, '.$1')
-        .split('.')
-        .filter(Boolean),
-      value,
-    );
+    const steps = path
+      .replace(/\[(\d+)\]/g, '.$1')
+      .split('.')
+      .filter(Boolean);
+    for (const step of steps) {
+      if (FORBIDDEN.has(step)) throw new UsageError(`--set ${path}: the segment "${step}" is not allowed`);
+      if (/^\d+$/.test(step) && Number(step) > MAX_SET_INDEX)
+        throw new UsageError(`--set ${path}: index ${step} is too large (at most ${MAX_SET_INDEX})`);
+    }
+    setPath(root, steps, value);
   }
   return root;
 }
@@ -45,7 +54,7 @@ function setPath(root: Record<string, unknown>, steps: string[], value: unknown)
     const container = node as Record<string | number, unknown>;
     if (last) container[key] = value;
     else {
-      const existing = container[key];
+      const existing = Object.hasOwn(container, key) ? container[key] : undefined;
       if (typeof existing !== 'object' || existing === null) container[key] = nextIsIndex ? [] : {};
       node = container[key] as Record<string, unknown> | unknown[];
     }

@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
+import { readLimited } from '../internal/bytes.js';
 import { buildWebhook, DELIVERY_KINDS, type DeliveryKind, isDeliveryKind } from '../testing/build-webhook.js';
-import { EXIT, type Io, UsageError } from './io.js';
+import { EXIT, type Io, mib, UsageError } from './io.js';
 import { overridesFrom } from './set-path.js';
 
 /** The address without its query: the query may hold the receiver's secret. */
 function shown(url: URL): string {
   return `${url.origin}${url.pathname}${url.search ? '?…' : ''}`;
 }
+
+/** The most of a receiver's answer `trigger` reads (a webhook answer is a few bytes). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** The answer's body: JSON when it parses, else its text. */
 function readAnswer(text: string): unknown {
@@ -63,7 +67,14 @@ export async function trigger(args: string[], io: Io): Promise<number> {
     io.err(`POST ${shown(url)} failed: ${reason}`);
     return EXIT.failed;
   }
-  const answer = readAnswer(await response.text());
+  const bytes = response.body ? await readLimited(response.body, MAX_ANSWER_BYTES) : new Uint8Array();
+  if (bytes === undefined) {
+    io.err(
+      `POST ${shown(url)} → ${response.status}: the answer is larger than ${mib(MAX_ANSWER_BYTES)}; not read further`,
+    );
+    return EXIT.failed;
+  }
+  const answer = readAnswer(new TextDecoder().decode(bytes));
   if (values.json)
     io.out(JSON.stringify({ status: response.status, ok: response.ok, body: answer, sent: body }));
   else {
