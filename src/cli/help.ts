@@ -14,6 +14,7 @@ Commands for the service (credentials: GATEWAY_TOKEN, GATEWAY_API_KEY, GATEWAY_B
 Commands for local development:
   fake-gateway   run a fake messaging gateway on 127.0.0.1 for local development and tests
   trigger        POST a valid webhook delivery of one kind to your receiver
+  replay         POST saved deliveries (e.g. from fake-gateway --record) to your receiver again
   decode         decode a webhook delivery (a file or standard input) and print it, or its issues
 
 Every command prints text, or one JSON document with --json, and exits 0 when done, 1 when the
@@ -62,7 +63,7 @@ Options:
   --switch name=true    with set: turn a switch on (repeat for each)
 ${SERVICE_HELP}`,
 
-  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json] [--quiet]
+  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]
 
 Runs a fake of the gateway (API v2 and v3) on 127.0.0.1 until stopped (Ctrl-C), and prints its
 address, token and API key, then one line per request it answers.
@@ -73,6 +74,8 @@ Options:
   --api-key K    the v3 API key it accepts (default: fake-gateway-api-key)
   --crm-key K    v3 deliveries carry Authorization: Bearer K
   --repeats      deliver every webhook twice, as the service may
+  --record DIR   save every delivery it sends in DIR: 0001-<kind>.json, the raw body (what
+                 decode and replay read), and 0001-<kind>.meta.json, its URL query and headers
   --json         print JSON lines: first { url, token, apiKey }, then { method, path, status } per request
   --quiet        print only the first line, not one per request
   --help         show this help`,
@@ -95,6 +98,21 @@ Options:
   --json              print { status, ok, body, sent } as JSON
   --help              show this help
 Run \`messaging-gateway trigger --list\` for every kind.`,
+
+  replay: `Usage: messaging-gateway replay <file or dir>... --to <url> [--set path=value]... [--json]
+
+POSTs saved deliveries to <url> again, in order (a directory: its *.json files by name), and
+prints each answer. A body is a raw delivery as decode reads it (from fake-gateway --record, or
+a receiver's 'error' log); a sidecar <name>.meta.json next to it may give the URL query (used
+when --to has none) and the headers. A file that does not decode is not sent: its issues are
+printed. Exits 0 when every delivery decoded and got a 2xx, 1 otherwise.
+
+Options:
+  --to URL            the receiver
+  --set path=value    change a field of every body before it is sent, as trigger does
+  --set path:=json    set a field to a JSON value
+  --json              print one JSON line per file: { file, ok, status, body } or { file, ok, issues }
+  --help              show this help`,
 
   decode: `Usage: messaging-gateway decode [file] [--json]
 

@@ -8,6 +8,7 @@ import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
 import { HELP } from './help.js';
 import { EXIT, exitQuietlyOnClosedOutput, type Io, processIo, UsageError } from './io.js';
+import { replay } from './replay.js';
 import { send } from './send.js';
 import { trigger } from './trigger.js';
 import { v3 } from './v3.js';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   v3,
   decode,
   trigger,
+  replay,
 };
 
 /** Resolves on Ctrl-C or a termination signal. */

@@ -13,7 +13,14 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
  * segments and indexes above {@link MAX_SET_INDEX} are refused.
  */
 export function overridesFrom(assignments: readonly string[]): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
+  return applyAssignments({}, assignments);
+}
+
+/** Applies `--set` assignments to `root` in place (a parsed body for `replay`); returns it. */
+export function applyAssignments(
+  root: Record<string, unknown>,
+  assignments: readonly string[],
+): Record<string, unknown> {
   for (const assignment of assignments) {
     const eq = assignment.indexOf('=');
     if (eq <= 0) throw new UsageError(`--set ${assignment}: expected path=value or path:=json`);
