@@ -35,11 +35,12 @@ export async function v3(args: string[], io: Io): Promise<number> {
   }
   const { client, credentials } = clientFrom(values);
   return callService(io, values.json, credentials, async () => {
-    const settings =
-      sub === 'get'
-        ? await client.v3.webhooks.get()
-        : (await client.v3.webhooks.update({ webhooksUri: values.uri as string, subscriptions: switches }),
-          { webhooksUri: values.uri as string, subscriptions: switches });
+    let settings: { webhooksUri: string | null; subscriptions: Record<Switch, boolean> };
+    if (sub === 'get') settings = await client.v3.webhooks.get();
+    else {
+      await client.v3.webhooks.update({ webhooksUri: values.uri as string, subscriptions: switches });
+      settings = { webhooksUri: values.uri as string, subscriptions: switches };
+    }
     print(io, values.json, settings, () => [
       `webhooksUri: ${settings.webhooksUri || '(none)'}`,
       ...V3_SWITCHES.map((s) => `${s}: ${settings.subscriptions[s]}`),

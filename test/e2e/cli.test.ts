@@ -8,27 +8,13 @@ import { GatewayClient } from '../../src/client.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { runBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const fixture = (path: string) => `test/fixtures/${path}`;
 
-/** Runs the bin to its end; `input` goes to its standard input. */
-function run(
-  args: string[],
-  input?: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
-}
+const run = (args: string[], input?: string) => runBin(args, input);
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
