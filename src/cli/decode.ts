@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
 import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
-import { EXIT, type Io, readInput, UsageError } from './io.js';
+import { EXIT, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -45,16 +45,6 @@ function rejectedOf(webhook: Webhook): { index: number; issues: Issue[] }[] {
   return Array.isArray(rejected) ? rejected : [];
 }
 
-/** An item as JSON, or a note when it is nested too deeply to print (JSON.stringify recurses). */
-function printable(item: unknown): string {
-  try {
-    return JSON.stringify(item);
-  } catch (error) {
-    if (error instanceof RangeError) return '(nested too deeply to print; it decoded)';
-    throw error;
-  }
-}
-
 /** `messaging-gateway decode [file] [--json]`. */
 export async function decode(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -63,9 +53,9 @@ export async function decode(args: string[], io: Io): Promise<number> {
     allowPositionals: true,
   });
   const file = positionals[0];
-  const input = await readInput(file, io).catch((error: { code?: string; message?: string }) => {
-    if (!error.code) throw error; // over the bound: said as it is
-    throw new UsageError(`cannot read ${file}: ${error.code}`);
+  const input = await readInput(file, io).catch((error: { code?: string }) => {
+    if (error instanceof InputTooLargeError) throw error;
+    throw new UsageError(`cannot read ${file}: ${error.code ?? 'unreadable'}`);
   });
   const result = safeParseWebhook(input);
   if (!result.success) {
@@ -83,8 +73,11 @@ export async function decode(args: string[], io: Io): Promise<number> {
   if (values.json) {
     const { api } = webhook;
     const kind = api === 'v2' ? webhook.event : webhook.type;
-    const listed = items.map(([path, value]) => ({ path, value }));
-    io.out(printable({ ok: true, api, kind, items: listed, rejected }));
+    const listed = items.map(
+      ([path, value]) => `{"path":${JSON.stringify(path)},"value":${printable(value)}}`,
+    );
+    const rest = `"rejected":${printable(rejected)}`;
+    io.out(`{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`);
     return EXIT.ok;
   }
   io.out(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);

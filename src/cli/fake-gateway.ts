@@ -3,8 +3,9 @@ import { createFakeGateway } from '../testing/fake-gateway.js';
 import { UNREGISTERED_PREFIX } from '../testing/payloads.js';
 import type { RecordedRequest } from '../testing/requests.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { recorder } from './recording.js';
 
-/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json] [--quiet]`. */
+/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]`. */
 export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -16,6 +17,7 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
       repeats: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
+      record: { type: 'string' },
     },
   });
   const port = values.port === undefined ? 0 : Number(values.port);
@@ -30,6 +32,7 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
     ...(values['crm-key'] && { crmKey: values['crm-key'] }),
     repeats: values.repeats ?? false,
     ...(!values.quiet && { onRequest: log }),
+    ...(values.record && { onDelivery: recorder(values.record) }),
   });
   const { url, token, apiKey } = gateway;
   if (values.json) io.out(JSON.stringify({ url, token, apiKey }));

@@ -1,15 +1,69 @@
+import { SERVICE_HELP } from './service.js';
+
 /** The help text of the bin and of each command. */
 export const HELP = {
   main: `Usage: messaging-gateway <command> [options]
 
-Commands:
+Commands for the service (credentials: GATEWAY_TOKEN, GATEWAY_API_KEY, GATEWAY_BASE_URL, or
+--token, --api-key, --base-url):
+  send           send a message
+  channels       list, get, delete or connect the account's channels
+  webhooks       list, ensure or remove the API v2 subscriptions
+  v3             get or set the API v3 webhook address and switches
+
+Commands for local development:
   fake-gateway   run a fake messaging gateway on 127.0.0.1 for local development and tests
   trigger        POST a valid webhook delivery of one kind to your receiver
+  replay         POST saved deliveries (e.g. from fake-gateway --record) to your receiver again
   decode         decode a webhook delivery (a file or standard input) and print it, or its issues
 
-Run \`messaging-gateway <command> --help\` for a command's options.`,
+Every command prints text, or one JSON document with --json, and exits 0 when done, 1 when the
+service or the receiver said no, 2 on a usage error.
+Run \`messaging-gateway <command> --help\` for a command's options; --version prints the version.`,
 
-  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--json] [--quiet]
+  send: `Usage: messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL) [--json]
+
+Sends one message (POST /v2/messages) and prints its request_id.
+
+Options:
+  --channel ID   the channel to send through
+  --to R         the recipient: whatsapp:79001234567, telegram:@username, ...
+  --text T       the text
+  --file URL     an attachment by its public URL
+${SERVICE_HELP}`,
+
+  channels: `Usage: messaging-gateway channels list | get <id> | delete <id> [--delete-chats] | connect ... [--json]
+
+The account's channels: one line each (id, transport, status, name or the phone's last digits).
+\`channels connect\` connects a new channel; run \`messaging-gateway channels connect --help\`.
+
+Options:
+  --delete-chats   with delete: also delete the channel's chats
+${SERVICE_HELP}`,
+
+  webhooks: `Usage: messaging-gateway webhooks list | ensure <url> --events a,b [--prune] | remove <id>... [--json]
+
+The API v2 subscriptions. ensure makes <url> subscribed to exactly these events (with --prune,
+to nothing else), with the fewest writes; running it twice changes nothing. The URL's query is
+printed as ?… (it may hold your receiver's secret).
+
+Options:
+  --events a,b   with ensure: message.add,message.status_update,...
+  --prune        with ensure: also remove this URL's other subscriptions
+${SERVICE_HELP}`,
+
+  v3: `Usage: messaging-gateway v3 get | set --uri <url> [--switch name=true|false]... [--json]
+
+The API v3 webhook address and its four switches (messagesAndStatuses,
+contactsAndDealsCreation, channelsUpdates, templateStatus). set sends all four: a switch not
+named is false. The service first POSTs { "test": true } to the address, which must answer 200.
+
+Options:
+  --uri URL             with set: the webhook address
+  --switch name=true    with set: turn a switch on (repeat for each)
+${SERVICE_HELP}`,
+
+  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]
 
 Runs a fake of the gateway (API v2 and v3) on 127.0.0.1 until stopped (Ctrl-C), and prints its
 address, token and API key, then one line per request it answers.
@@ -20,6 +74,8 @@ Options:
   --api-key K    the v3 API key it accepts (default: fake-gateway-api-key)
   --crm-key K    v3 deliveries carry Authorization: Bearer K
   --repeats      deliver every webhook twice, as the service may
+  --record DIR   save every delivery it sends in DIR: 0001-<kind>.json, the raw body (what
+                 decode and replay read), and 0001-<kind>.meta.json, its URL query and headers
   --json         print JSON lines: first { url, token, apiKey }, then { method, path, status } per request
   --quiet        print only the first line, not one per request
   --help         show this help`,
@@ -42,6 +98,21 @@ Options:
   --json              print { status, ok, body, sent } as JSON
   --help              show this help
 Run \`messaging-gateway trigger --list\` for every kind.`,
+
+  replay: `Usage: messaging-gateway replay <file or dir>... --to <url> [--set path=value]... [--json]
+
+POSTs saved deliveries to <url> again, in order (a directory: its *.json files by name), and
+prints each answer. A body is a raw delivery as decode reads it (from fake-gateway --record, or
+a receiver's 'error' log); a sidecar <name>.meta.json next to it may give the URL query (used
+when --to has none) and the headers. A file that does not decode is not sent: its issues are
+printed. Exits 0 when every delivery decoded and got a 2xx, 1 otherwise.
+
+Options:
+  --to URL            the receiver
+  --set path=value    change a field of every body before it is sent, as trigger does
+  --set path:=json    set a field to a JSON value
+  --json              print one JSON line per file: { file, ok, status, body } or { file, ok, issues }
+  --help              show this help`,
 
   decode: `Usage: messaging-gateway decode [file] [--json]
 

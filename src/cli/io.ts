@@ -1,10 +1,11 @@
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /** Where a command writes, and how it reads standard input; tests pass their own. */
 export interface Io {
   out(line: string): void;
   err(line: string): void;
-  readStdin(): Promise<string>;
+  /** Standard input as text; rejects with {@link InputTooLargeError} past `limit` bytes. */
+  readStdin(limit: number): Promise<string>;
 }
 
 /** Exit codes: 0 done, 1 the command's check failed (not a 2xx, not a valid delivery), 2 misuse. */
@@ -13,33 +14,77 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 /** A mistake in the command line: printed with a pointer to `--help`, exit 2. */
 export class UsageError extends Error {}
 
-/** The most a command reads from a file or standard input (a delivery is at most 5 MiB). */
-export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+/** An input the bin stopped reading because it passed its bound: exit 1. */
+export class InputTooLargeError extends Error {}
 
-/** A stream read whole as UTF-8, refused past {@link MAX_INPUT_BYTES} (an endless stdin stops there). */
-export async function readBounded(stream: AsyncIterable<unknown> & { destroy?(): unknown }, what: string) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += bytes.byteLength;
-    if (size > MAX_INPUT_BYTES) {
-      stream.destroy?.();
-      throw new Error(`${what} is over ${MAX_INPUT_BYTES / 1024 / 1024} MiB (a delivery is at most 5 MiB)`);
-    }
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+/** The most a command reads from a file, standard input or an answer: a receiver's default body limit. */
+export const MAX_INPUT_BYTES = 5 * 1024 * 1024;
+
+/** `5 MiB`, `1 MiB`. */
+export const mib = (bytes: number): string => `${bytes / 1024 / 1024} MiB`;
 
 /** The process's own streams. */
 export const processIo: Io = {
   out: (line) => void process.stdout.write(`${line}\n`),
   err: (line) => void process.stderr.write(`${line}\n`),
-  readStdin: () => readBounded(process.stdin, 'standard input'),
+  async readStdin(limit) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of process.stdin) {
+      size += (chunk as Buffer).byteLength;
+      if (size > limit) {
+        process.stdin.destroy();
+        throw new InputTooLargeError(`standard input is larger than ${mib(limit)}; not read further`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  },
 };
 
-/** Reads a file, or standard input when no file (or `-`) is named; both bounded. */
-export function readInput(file: string | undefined, io: Io): Promise<string> {
-  return file === undefined || file === '-' ? io.readStdin() : readBounded(createReadStream(file), file);
+/** Reads a file of at most `limit` bytes (a device or FIFO never ends: it is bounded as it is read). */
+async function readFileLimited(file: string, limit: number): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const { bytesRead, buffer } = await handle.read({ buffer: Buffer.alloc(64 * 1024) });
+      if (bytesRead === 0) return Buffer.concat(chunks).toString('utf8');
+      size += bytesRead;
+      if (size > limit)
+        throw new InputTooLargeError(`${file} is larger than ${mib(limit)}; not read further`);
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a file, or standard input when no file (or `-`) is named, up to {@link MAX_INPUT_BYTES}. */
+export function readInput(file: string | undefined, io: Io, limit = MAX_INPUT_BYTES): Promise<string> {
+  return file === undefined || file === '-' ? io.readStdin(limit) : readFileLimited(file, limit);
+}
+
+/**
+ * Makes a closed standard output (`decode | head`) end the process quietly, with the exit code
+ * it had, instead of crashing on EPIPE.
+ */
+export function exitQuietlyOnClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+    });
+  }
+}
+
+/** Text of a value as JSON, or a marker when it is nested too deeply for the call stack. */
+export function printable(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError) return JSON.stringify('(nested too deeply to print)');
+    throw error;
+  }
 }

@@ -1,11 +1,37 @@
 #!/usr/bin/env node
-// The bin `messaging-gateway`: fake-gateway, trigger, decode. It loads nothing beyond the package
-// and node's own modules.
+// The bin `messaging-gateway`: the commands for the service (send, channels, webhooks, v3) and for
+// local development (fake-gateway, trigger, decode). It loads nothing beyond the package and
+// node's own modules.
+import { VERSION } from '../version.js';
+import { channels } from './channels.js';
 import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
 import { HELP } from './help.js';
-import { EXIT, type Io, processIo, UsageError } from './io.js';
+import { EXIT, exitQuietlyOnClosedOutput, type Io, processIo, UsageError } from './io.js';
+import { replay } from './replay.js';
+import { send } from './send.js';
 import { trigger } from './trigger.js';
+import { v3 } from './v3.js';
+import { webhooks } from './webhooks.js';
+
+/**
+ * `channels connect`: placeholder until the channel-connection command (src/cli/channels-connect.ts)
+ * is wired here.
+ */
+async function connect(_args: string[], _io: Io): Promise<number> {
+  throw new UsageError('channels connect is not part of this build');
+}
+
+/** The commands that take (args, io) and resolve to an exit code. */
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  send,
+  channels: (args, io) => channels(args, io, connect),
+  webhooks,
+  v3,
+  decode,
+  trigger,
+  replay,
+};
 
 /** Resolves on Ctrl-C or a termination signal. */
 function stopSignal(): Promise<void> {
@@ -21,6 +47,10 @@ async function main(argv: string[], io: Io): Promise<number> {
     io.out(HELP.main);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
+  if (command === '--version' || command === '-v') {
+    io.out(VERSION);
+    return EXIT.ok;
+  }
   if (!(command in HELP) || command === 'main') {
     io.err(`unknown command "${command}"\n\n${HELP.main}`);
     return EXIT.usage;
@@ -30,8 +60,8 @@ async function main(argv: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   try {
-    if (command === 'decode') return await decode(args, io);
-    if (command === 'trigger') return await trigger(args, io);
+    const run = COMMANDS[command];
+    if (run) return await run(args, io);
     return await fakeGateway(args, io, stopSignal());
   } catch (error) {
     const usage =
@@ -42,14 +72,7 @@ async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-// A reader that went away (`decode | head`): stop quietly, as command-line tools do.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-}
-
+exitQuietlyOnClosedOutput();
 // No top-level await: the bin also builds to CommonJS.
 void main(process.argv.slice(2), processIo).then((code) => {
   process.exitCode = code;

@@ -1,42 +1,8 @@
 import { parseArgs } from 'node:util';
 import { buildWebhook, DELIVERY_KINDS, type DeliveryKind, isDeliveryKind } from '../testing/build-webhook.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { deliveryHeaders, postDelivery, shown } from './post.js';
 import { overridesFrom } from './set-path.js';
-
-/** The address without its query: the query may hold the receiver's secret. */
-function shown(url: URL): string {
-  return `${url.origin}${url.pathname}${url.search ? '?…' : ''}`;
-}
-
-/** The answer's body: JSON when it parses, else its text. */
-function readAnswer(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** The most of an answer `trigger` reads and prints. */
-const MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** The answer's text, cut at {@link MAX_ANSWER_BYTES}: a receiver answering without end cannot fill memory. */
-async function boundedText(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    const room = MAX_ANSWER_BYTES - size;
-    chunks.push(chunk.subarray(0, room));
-    size += Math.min(chunk.byteLength, room);
-    if (chunk.byteLength > room) {
-      // Leaving the loop cancels the rest of the body.
-      const text = Buffer.concat(chunks).toString('utf8');
-      return `${text}… (answer cut at ${MAX_ANSWER_BYTES / 1024 / 1024} MiB)`;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** `messaging-gateway trigger <kind> --to <url> [--set path=value]… [--seed S] [--crm-key K] [--json]`. */
 export async function trigger(args: string[], io: Io): Promise<number> {
@@ -65,31 +31,19 @@ export async function trigger(args: string[], io: Io): Promise<number> {
   const body = buildWebhook(kind as DeliveryKind, overridesFrom(values.set ?? []) as never, {
     ...(values.seed !== undefined && { seed: values.seed }),
   });
-  const v3 = kind.startsWith('v3.');
-  const headers: Record<string, string> = {
-    // spec: API v3 webhook deliveries 1 — the content type v3 writes, malformed as it is
-    'content-type': v3 ? 'application/json; charset-utf-8' : 'application/json',
-    ...(values['crm-key'] && { authorization: `Bearer ${values['crm-key']}` }),
-  };
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000), // spec: Limits — the service waits 30 s for an answer
-    });
-  } catch (error) {
-    const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    io.err(`POST ${shown(url)} failed: ${reason}`);
-    return EXIT.failed;
-  }
-  const answer = readAnswer(await boundedText(response));
+  const answer = await postDelivery(
+    url,
+    JSON.stringify(body),
+    deliveryHeaders(kind.startsWith('v3.'), values['crm-key']),
+    io,
+  );
+  if (!answer) return EXIT.failed;
   if (values.json)
-    io.out(JSON.stringify({ status: response.status, ok: response.ok, body: answer, sent: body }));
+    io.out(JSON.stringify({ status: answer.status, ok: answer.ok, body: answer.body, sent: body }));
   else {
-    io.out(`POST ${shown(url)} ${kind} → ${response.status} ${response.statusText}`);
-    if (answer !== '') io.out(typeof answer === 'string' ? answer : JSON.stringify(answer));
+    io.out(`POST ${shown(url)} ${kind} → ${answer.status} ${answer.statusText}`);
+    if (answer.body !== '')
+      io.out(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
   }
-  return response.ok ? EXIT.ok : EXIT.failed;
+  return answer.ok ? EXIT.ok : EXIT.failed;
 }

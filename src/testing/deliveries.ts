@@ -29,6 +29,12 @@ export interface DeliveryOptions {
   stepMs?: number;
   /** When set, v3 deliveries carry `Authorization: Bearer <crmKey>` (spec: Authentication 5). */
   crmKey?: string;
+  /**
+   * Called after each delivery was answered (or failed: `status` 0), with the exact body text
+   * and the headers it was sent with; `fake-gateway --record` saves them. An error it throws is
+   * ignored.
+   */
+  onDelivery?: (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }) => void;
 }
 
 /** The v3 switch that lets each property of a v3 body through. */
@@ -48,6 +54,7 @@ export class Deliverer {
   readonly stepMs: number;
   readonly #state: FakeState;
   readonly #crmKey: string | undefined;
+  readonly #onDelivery: DeliveryOptions['onDelivery'];
   readonly #pending = new Set<Promise<unknown>>();
   #abort = new AbortController();
   /** Raised by reset and close: life cycles started before stop at their next step. */
@@ -58,6 +65,7 @@ export class Deliverer {
     this.repeats = options.repeats ?? false;
     this.stepMs = options.stepMs ?? 10;
     this.#crmKey = options.crmKey;
+    this.#onDelivery = options.onDelivery;
   }
 
   /** Delivers a v2 event to every address subscribed to it (spec: Events → Delivery rules). */
@@ -150,10 +158,11 @@ export class Deliverer {
       ...(v3 && this.#crmKey && { authorization: `Bearer ${this.#crmKey}` }),
     };
     const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(30_000)]);
+    const body = JSON.stringify(record.body);
     record.status = await fetch(record.url, {
       method: 'POST',
       headers,
-      body: JSON.stringify(record.body),
+      body,
       signal,
     })
       .then(async (res) => {
@@ -161,6 +170,11 @@ export class Deliverer {
         return res.status;
       })
       .catch(() => 0); // spec: the service's retry policy is not shown, so nothing is retried
+    try {
+      this.#onDelivery?.(record, { body, headers });
+    } catch {
+      // a recorder's failure never stops the fake
+    }
     return record.status;
   }
 }

@@ -1,0 +1,46 @@
+import type { Channel } from '../schemas/channels.js';
+import { EXIT, type Io, UsageError } from './io.js';
+import { callService, clientFrom, parseServiceArgs, print } from './service.js';
+
+/** A phone shown by its last four digits only. */
+function masked(phone: string | null | undefined): string {
+  return phone ? `…${phone.slice(-4)}` : '-';
+}
+
+/** One line per channel: id, transport, status, name or phone. */
+function line(c: Channel): string {
+  const who = c.name || (c.username ? `@${c.username}` : masked(c.phone));
+  return `${c.channel_id}  ${c.transport}  ${c.status ?? '-'}${c.reason ? ` (${c.reason})` : ''}  ${who}`;
+}
+
+/**
+ * `messaging-gateway channels list | get <id> | delete <id> [--delete-chats]`;
+ * `channels connect` is its own command (see `connect`).
+ */
+export async function channels(
+  args: string[],
+  io: Io,
+  connect: (args: string[], io: Io) => Promise<number>,
+): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'connect') return connect(rest, io);
+  const { values, positionals } = parseServiceArgs(rest, { 'delete-chats': { type: 'boolean' } });
+  const id = positionals[0];
+  if (sub === 'get' || sub === 'delete') {
+    if (!id) throw new UsageError(`channels ${sub} needs a channel id`);
+  } else if (sub !== 'list') throw new UsageError('channels takes list, get <id>, delete <id> or connect');
+  const { client, credentials } = clientFrom(values);
+  return callService(io, values.json, credentials, async () => {
+    if (sub === 'list') {
+      const list = await client.channels.list();
+      print(io, values.json, list, () => (list.length ? list.map(line) : ['no channels']));
+    } else if (sub === 'get') {
+      const channel = await client.channels.get(id as string);
+      print(io, values.json, channel, () => [line(channel)]);
+    } else {
+      await client.channels.delete(id as string, values['delete-chats'] ? { delete_chats: true } : {});
+      print(io, values.json, { ok: true, deleted: id }, () => [`deleted channel ${id}`]);
+    }
+    return EXIT.ok;
+  });
+}

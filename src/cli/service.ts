@@ -1,0 +1,95 @@
+// What the commands for the real service share: credentials as the client takes them, --json,
+// and how an error is printed (its class and message, never a credential).
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { GatewayClient } from '../client.js';
+import { GatewayError, GatewayValidationError } from '../core/errors.js';
+import { EXIT, type Io, UsageError } from './io.js';
+
+/** The options every command for the real service takes. */
+export const SERVICE_OPTIONS = {
+  token: { type: 'string' },
+  'api-key': { type: 'string' },
+  'base-url': { type: 'string' },
+  json: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** The help lines of {@link SERVICE_OPTIONS}. */
+export const SERVICE_HELP = `  --token T      API v2 token (default: GATEWAY_TOKEN)
+  --api-key K    API v3 key (default: GATEWAY_API_KEY)
+  --base-url U   the service's address (default: GATEWAY_BASE_URL)
+  --json         print one JSON document
+  --help         show this help`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses a command's arguments with the service options added. */
+export function parseServiceArgs<const O extends Options>(args: string[], options: O) {
+  return parseArgs({ args, options: { ...SERVICE_OPTIONS, ...options }, allowPositionals: true });
+}
+
+/** A client from --token/--api-key/--base-url, else the GATEWAY_* variables (as the client reads them). */
+export function clientFrom(values: { token?: unknown; 'api-key'?: unknown; 'base-url'?: unknown }) {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const token = text(values.token);
+  const apiKey = text(values['api-key']);
+  const baseUrl = text(values['base-url']);
+  const credentials = [token, apiKey].filter((v): v is string => v !== undefined && v !== '');
+  try {
+    const client = new GatewayClient({
+      ...(token !== undefined && { token }),
+      ...(apiKey !== undefined && { apiKey }),
+      ...(baseUrl !== undefined && { baseUrl }),
+      maxRetries: 0,
+      logLevel: 'off',
+    });
+    return { client, credentials };
+  } catch (error) {
+    throw new UsageError(scrub((error as Error).message, credentials));
+  }
+}
+
+/** The text with every credential replaced by `***` (the SDK's messages hold none; this is a second lock). */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of [...secrets, process.env.GATEWAY_TOKEN, process.env.GATEWAY_API_KEY]) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('***');
+  }
+  return out;
+}
+
+/**
+ * Runs one call of a command for the real service: prints the error's class and message (and,
+ * with --json, `{ ok: false, error }`) and exits 1 when the service said no, 2 when the SDK
+ * refused the input before sending.
+ */
+export async function callService(
+  io: Io,
+  json: boolean | undefined,
+  credentials: readonly string[],
+  call: () => Promise<number>,
+): Promise<number> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const message = scrub(error.message, credentials);
+    const status = (error as { status?: unknown }).status;
+    const code = (error as { code?: unknown }).code;
+    if (json) {
+      const described = {
+        class: error.name,
+        message,
+        ...(status !== undefined && { status }),
+        ...(code !== undefined && { code }),
+      };
+      io.out(JSON.stringify({ ok: false, error: described }));
+    } else io.err(`${error.name}: ${message}`);
+    return error instanceof GatewayValidationError ? EXIT.usage : EXIT.failed;
+  }
+}
+
+/** Prints a JSON document, or the text lines. */
+export function print(io: Io, json: boolean | undefined, data: unknown, lines: () => string[]): void {
+  if (json) io.out(JSON.stringify(data));
+  else for (const line of lines()) io.out(line);
+}

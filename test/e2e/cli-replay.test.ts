@@ -1,0 +1,128 @@
+// fake-gateway --record, then replay into a handler: the same decoded webhooks, the same answers.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayClient } from '../../src/client.js';
+import { buildWebhook } from '../../src/testing/build-webhook.js';
+import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
+import type { Webhook } from '../../src/webhooks/decode/parse.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { runBin, startBin } from '../support/run-bin.js';
+import { listen } from '../support/servers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+});
+
+/** A receiver with a secret in its URL query; it records every webhook it dispatches. */
+async function receiver() {
+  const hooks = new WebhookHandler({ secret: 'q-secret', awaitListeners: true });
+  const received: Webhook[] = [];
+  hooks.on('webhook', (w) => void received.push(w));
+  hooks.on('error', () => {});
+  const server = await listen(createServer(createNodeMiddleware(hooks)));
+  closers.push(server.close);
+  return { received, url: `${server.url}/hooks` };
+}
+
+describe('messaging-gateway replay', () => {
+  it('replays what fake-gateway --record saved: same decoded webhooks, same answers, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await receiver();
+    const child = startBin(['fake-gateway', '--json', '--quiet', '--record', dir]);
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    const lines = createInterface({ input: child.stdout });
+    const started = JSON.parse(await new Promise<string>((r) => lines.once('line', r)));
+    try {
+      const client = new GatewayClient({ baseUrl: started.url, token: started.token });
+      await client.webhooks.subscribe([
+        { url: `${first.url}?secret=q-secret`, event: 'message.add' },
+        { url: `${first.url}?secret=q-secret`, event: 'message.status_update' },
+      ]);
+      const [channel] = await client.channels.create({
+        transport: 'telegram',
+        credentials: { telegram_token: 't' },
+      });
+      await client.messages.send({
+        channel_id: channel?.channel_id as string,
+        recipient: { chat_type: 'telegram', chat_id: '42' },
+        text: 'Hello',
+      });
+      await expect
+        .poll(
+          () => first.received.filter((w) => w.api === 'v2' && w.event === 'message.status_update').length,
+          { timeout: 5000 },
+        )
+        .toBe(4);
+    } finally {
+      child.kill('SIGINT');
+    }
+    await exited;
+    const bodies = readdirSync(dir).filter((n) => !n.endsWith('.meta.json'));
+    expect(bodies.length).toBe(first.received.length);
+    const sidecar = JSON.parse(
+      readFileSync(join(dir, bodies[0] as string).replace(/\.json$/, '.meta.json'), 'utf8'),
+    );
+    expect(sidecar).toMatchObject({ query: '?secret=q-secret', status: 200 });
+
+    const second = await receiver();
+    const text = await runBin(['replay', dir, '--to', second.url]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.match(/→ 200 OK/g)?.length).toBe(bodies.length);
+    expect(text.stdout).not.toContain('q-secret');
+    // Deliveries are deduplicated by idempotency key: the handler answers 200 and dispatches once.
+    expect(second.received).toEqual(first.received);
+    const third = await receiver();
+    const json = await runBin(['replay', ...bodies.map((b) => join(dir, b)), '--to', third.url, '--json']);
+    const answers = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(answers.map((a) => [a.ok, a.status])).toEqual(bodies.map(() => [true, 200]));
+    expect(third.received).toEqual(first.received);
+  });
+
+  it('--set changes a field of each body before it is sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mg-replay-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(buildWebhook('message.add', {}, { seed: 's' })));
+    const target = await receiver();
+    const run = await runBin([
+      'replay',
+      join(dir, 'a.json'),
+      '--to',
+      `${target.url}?secret=q-secret`,
+      '--set',
+      'data.0.text=Changed',
+    ]);
+    expect(run.code).toBe(0);
+    expect(target.received).toMatchObject([{ event: 'message.add', data: [{ text: 'Changed' }] }]);
+    const refused = await runBin([
+      'replay',
+      join(dir, 'a.json'),
+      '--to',
+      target.url,
+      '--set',
+      '__proto__.x=1',
+    ]);
+    expect(refused.code).toBe(2);
+  });
+
+  it('prints the issues of an invalid file, sends nothing of it, and exits 1', async () => {
+    const target = await receiver();
+    const run = await runBin([
+      'replay',
+      'test/fixtures/invalid/v2--data-not-an-array.json',
+      '--to',
+      target.url,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/not a valid delivery, not sent: 1 issue\n {2}data: /);
+    expect(target.received).toEqual([]);
+  });
+});
