@@ -1,6 +1,5 @@
 // The bin `messaging-gateway`, spawned as a process as a user runs it.
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
