@@ -23,9 +23,13 @@ import type { ConnectOptions, ConnectStep } from './steps.js';
 
 /** The calls of `client.channels` the flow makes. */
 export interface ChannelCalls {
+  /** `channels.create`. */
   create(params: CreateChannelParams, options?: RequestOptions): GatewayPromise<CreatedChannel[]>;
+  /** `channels.get`. */
   get(channelId: string, options?: RequestOptions): GatewayPromise<Channel>;
+  /** `channels.submit2fa`. */
   submit2fa(channelId: string, params: Submit2faParams, options?: RequestOptions): GatewayPromise<void>;
+  /** `channels.requestPairingCode`. */
   requestPairingCode(
     channelId: string,
     params: PairingCodeParams,
@@ -91,6 +95,7 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     }
   }
 
+  /** Starts the flow: creates the channel and yields its steps. A connection is iterated once. */
   [Symbol.asyncIterator](): AsyncIterator<ConnectStep> {
     if (this.#started) throw new GatewayError('channels.connect: a connection is iterated once');
     this.#started = true;
