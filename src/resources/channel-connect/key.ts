@@ -3,4 +3,4 @@
  * lives with the handler (it runs only where webhooks are received), so a script that only sends
  * does not ship it. A string rather than a symbol: not one byte more for that script.
  */
-export const CONNECT = 'startChannelConnect';
+export const CONNECT = 'connectChannel';
