@@ -48,6 +48,13 @@ async function collect(connection: AsyncIterable<ConnectStep>, onStep?: (s: Conn
   return steps;
 }
 
+/** A fake that waits for `simulate.scan` (replacing the default one), and its client. */
+async function waitingGateway(options = {}): Promise<GatewayClient> {
+  await gateway.close();
+  gateway = await createFakeGateway({ stepMs: 1, autoScan: false, ...options });
+  return clientFor(gateway);
+}
+
 const webhookListeners = (hooks: WebhookHandler) => hooks.listenerCount('webhook');
 
 beforeEach(async () => {
@@ -127,9 +134,7 @@ describe('channels.connect', () => {
   });
 
   it('QR expiry: refreshed QRs, then ChannelConnectError qridle; a pairing code is refused after', async () => {
-    await gateway.close();
-    gateway = await createFakeGateway({ stepMs: 1, autoScan: false, qrLifetimeMs: 150 });
-    const client = clientFor(gateway);
+    const client = await waitingGateway({ qrLifetimeMs: 150 });
     const { hooks, url } = await receiver();
     await subscribeV2(client, url);
     const connection = client.channels.connect({ transport: 'whatsapp', credentials: {} }, { hooks });
@@ -152,9 +157,7 @@ describe('channels.connect', () => {
       (g: FakeGateway, id: string) => g.simulate.channelStatus(id, 'disabled', 'openelsewhere'),
     ],
   ])('ends with ChannelConnectError %s', async (reason, act) => {
-    await gateway.close();
-    gateway = await createFakeGateway({ stepMs: 1, autoScan: false });
-    const client = clientFor(gateway);
+    const client = await waitingGateway();
     const { hooks, url } = await receiver();
     await subscribeV2(client, url);
     const connection = client.channels.connect({ transport: 'whatsapp', credentials: {} }, { hooks });
@@ -168,9 +171,7 @@ describe('channels.connect', () => {
   });
 
   it('password: scan → wait_for_password → a wrong code refused, asked again → right code → active', async () => {
-    await gateway.close();
-    gateway = await createFakeGateway({ stepMs: 1, autoScan: false });
-    const client = clientFor(gateway);
+    const client = await waitingGateway();
     const { hooks, url } = await receiver();
     await subscribeV2(client, url);
     const connection = client.channels.connect({ transport: 'whatsapp', credentials: {} }, { hooks });
@@ -204,9 +205,7 @@ describe('channels.connect', () => {
   });
 
   it('rejects with GatewayTimeoutError past timeoutMs, and unsubscribes', async () => {
-    await gateway.close();
-    gateway = await createFakeGateway({ stepMs: 1, autoScan: false });
-    const client = clientFor(gateway);
+    const client = await waitingGateway();
     const { hooks } = await receiver();
     const connection = client.channels.connect(
       { transport: 'whatsapp', credentials: {} },
@@ -217,9 +216,7 @@ describe('channels.connect', () => {
   });
 
   it('an abort mid-way rejects with GatewayAbortError and leaves no listener', async () => {
-    await gateway.close();
-    gateway = await createFakeGateway({ stepMs: 1, autoScan: false });
-    const client = clientFor(gateway);
+    const client = await waitingGateway();
     const { hooks } = await receiver();
     const controller = new AbortController();
     const connection = client.channels.connect(
@@ -234,9 +231,7 @@ describe('channels.connect', () => {
   });
 
   it('a break leaves no listener', async () => {
-    await gateway.close();
-    gateway = await createFakeGateway({ stepMs: 1, autoScan: false });
-    const client = clientFor(gateway);
+    const client = await waitingGateway();
     const { hooks } = await receiver();
     for await (const step of client.channels.connect({ transport: 'whatsapp', credentials: {} }, { hooks })) {
       expect(step.kind).toBe('created');
