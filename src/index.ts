@@ -13,6 +13,8 @@ export type { Logger, LogLevel } from './core/logger.js';
 export type { ClientOptions, FetchLike, RequestOptions } from './core/options.js';
 export type { RateLimiterLike, RateLimitOptions, Release } from './core/rate-limiter.js';
 export type { BackoffOptions } from './core/retry-policy.js';
+export type { ChannelCalls, ChannelConnection } from './resources/channel-connect/connection.js';
+export type { ConnectOptions, ConnectStep } from './resources/channel-connect/steps.js';
 export type { Channels } from './resources/channels.js';
 export type { Messages } from './resources/messages.js';
 export type { SendManyOptions, SendManyProgress, SendManyResult } from './resources/send-many.js';

@@ -326,3 +326,22 @@ export class DeliveryTimeoutError extends GatewayError {
     this.lastStatus = init.lastStatus;
   }
 }
+
+/**
+ * `channels.connect`: the channel failed to connect, e.g. `disabled` with reason `qridle` (the QR
+ * expired), `foreignphone` (another phone scanned it) or `openelsewhere`. Connect it again with
+ * `channels.reinit` or a new `channels.connect`.
+ */
+export class ChannelConnectError extends GatewayError {
+  override name = 'ChannelConnectError';
+  /** Why it failed: the channel's reason (`qridle`, `foreignphone`, `openelsewhere`, …) or its status. */
+  readonly reason: string;
+  /** The channel that failed. */
+  readonly channelId: string;
+
+  constructor(init: { reason: string; channelId: string }) {
+    super(`Channel ${init.channelId} failed to connect: ${init.reason}`);
+    this.reason = init.reason;
+    this.channelId = init.channelId;
+  }
+}

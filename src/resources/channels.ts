@@ -19,6 +19,9 @@ import {
   submit2faParams,
 } from '../schemas/channels.js';
 import { listOf } from '../schemas/lenient.js';
+import type { ChannelConnection } from './channel-connect/connection.js';
+import { CONNECT } from './channel-connect/key.js';
+import type { ConnectOptions } from './channel-connect/steps.js';
 import { Resource, segment } from './resource.js';
 
 // Built once: a zod schema is costly to construct, so never per call.
@@ -113,5 +116,24 @@ export class Channels extends Resource {
       const spec = { surface: 'v2', method: 'POST', path, body: params } as const;
       return this.request(spec, options, (data) => this.readOne(pairingList, data, spec));
     });
+  }
+
+  /**
+   * Connects a messenger account in one loop: creates the channel and yields its steps (`created`,
+   * `qr` with the PNG, `pairing-code`, `url` for wapi, `password`, `active` with the channel) from
+   * the webhooks `options.hooks` decodes (v2 or v3), reading `channels.get` when a webhook is
+   * late. Ends with ChannelConnectError on a failure, GatewayTimeoutError past `timeoutMs`.
+   * @example
+   * ```ts
+   * const connection = client.channels.connect({ transport: 'whatsapp', credentials: {} }, { hooks });
+   * for await (const step of connection) {
+   *   if (step.kind === 'qr') await show(step.png);
+   *   if (step.kind === 'password') await connection.submit2fa(await ask());
+   * }
+   * ```
+   */
+  connect(params: CreateChannelParams, options: ConnectOptions): ChannelConnection {
+    // The flow's code ships with the handler (options.hooks), not with a client that only sends.
+    return options.hooks[CONNECT](this, params, options) as ChannelConnection;
   }
 }

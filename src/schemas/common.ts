@@ -63,7 +63,7 @@ export const attachment = z.object({
     z.number().check(
       z.nonnegative(),
       z.maximum(MAX_FILE_BYTES, {
-        error: 'file size: at most 50 MB (spec: Limits; larger files fail with TOO_BIG_CONTENT)',
+        error: 'file size: at most 50 MB (larger files fail with TOO_BIG_CONTENT)',
       }),
     ),
   ),

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { channelLife, QR_TRANSPORTS, setChannelStatus } from './channel-life.js';
 import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveries.js';
 import { fail } from './http-utils.js';
-import { channelLife, messageLife } from './lifecycles.js';
+import { messageLife } from './lifecycles.js';
 import { FixedWindow } from './rate-limit.js';
 import { type FailAnswer, type RecordedRequest, RequestGate } from './requests.js';
 import { routeV2, type V2Effects } from './routes-v2.js';
@@ -35,6 +36,14 @@ export interface FakeGatewayOptions extends DeliveryOptions {
    * the test drives statuses with `simulate.status`. @default true
    */
   autoStatuses?: boolean;
+  /**
+   * Scan each QR by itself a step after showing it (and open the wapi link), so a plain test gets
+   * an active channel. `false` keeps every QR-based (and wapi) channel waiting until
+   * `simulate.scan`; its QR is refreshed twice, then it goes disabled / qridle. @default true
+   */
+  autoScan?: boolean;
+  /** How long a QR lives (autoScan false) before the channel goes disabled / qridle (ms). @default 60000 */
+  qrLifetimeMs?: number;
   /** How many requests, deliveries, messages and channels it keeps, dropping the oldest. @default 10000 */
   maxRecords?: number;
   /** Called with each request once it has been answered (e.g. to log it). */
@@ -82,9 +91,17 @@ function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, optio
   const token = options.token ?? 'fake-gateway-token';
   const apiKey = options.apiKey ?? 'fake-gateway-api-key';
   const autoStatuses = options.autoStatuses ?? true;
+  const play = { autoScan: options.autoScan ?? true, qrLifetimeMs: options.qrLifetimeMs ?? 60_000 };
   const effects: V2Effects = {
     messageSent: (m) => void deliverer.track(messageLife(deliverer, m, autoStatuses)),
-    channelCreated: (c) => void deliverer.track(channelLife(deliverer, state, c)),
+    channelCreated: (c) => void deliverer.track(channelLife(deliverer, state, c, play)),
+    channelReinit: (c) => {
+      state.timers.clear(c.channel_id);
+      const qrBased = QR_TRANSPORTS.has(c.transport);
+      Object.assign(c, { status: 'init', state: 'init', reason: qrBased ? 'qr' : null, qrShown: false });
+      void deliverer.track(channelLife(deliverer, state, c, play, false));
+    },
+    channelActivated: (c) => void deliverer.track(setChannelStatus(deliverer, c, 'active', null)),
     channelDeleted: (id) => void deliverer.v2('channel.delete', [{ channel_id: id, timestamp: Date.now() }]),
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -188,6 +205,7 @@ function controls({ state, deliverer, gate, limiter, server }: Parts) {
       limiter?.reset();
     },
     async close() {
+      state.timers.clear();
       deliverer.stop();
       await deliverer.drain();
       await new Promise<void>((resolve) => {

@@ -1,10 +1,6 @@
 import type { Deliverer, DeliveryRecord } from './deliveries.js';
 import { isUnregistered, outboundAdd, statusItems, v3Echo } from './payloads.js';
-import { qrLikePng } from './png.js';
-import type { FakeChannel, FakeMessage, FakeState } from './state.js';
-
-/** Transports that connect with a QR code (spec: create → follow-up by transport). */
-const QR_TRANSPORTS = new Set(['whatsapp', 'tgapi', 'viber', 'max']);
+import type { FakeMessage } from './state.js';
 
 /** A v2 delivery and its v3 twin, made together. */
 async function both(
@@ -43,29 +39,4 @@ export async function messageLife(d: Deliverer, m: FakeMessage, autoStatuses: bo
     if (!(await d.step(epoch))) return;
     await deliverStatus(d, m, status, status === 'failed' ? 'bad_contact' : null);
   }
-}
-
-/** The life of a new channel: channel.create, a QR for QR transports, then active. */
-export async function channelLife(d: Deliverer, state: FakeState, channel: FakeChannel): Promise<void> {
-  const epoch = d.epoch;
-  const { channel_id, transport } = channel;
-  await d.v2('channel.create', [{ channel_id, timestamp: Date.now() }]);
-  if (QR_TRANSPORTS.has(transport)) {
-    if (!(await d.step(epoch))) return;
-    const png = qrLikePng(channel_id).toString('base64');
-    const platform = transport === 'tgapi' ? 'telegram_api' : transport;
-    const qr = { channel_id, qr_code: `data:image/png;base64,${png}`, platform };
-    const v3 = { channelId: channel_id, state: 'qr', qr: png, timestamp: Date.now() };
-    await both(d, 'channel.qr_update', qr, { channelsUpdates: [v3] });
-  }
-  if (!(await d.step(epoch))) return; // the client scans the code, or opens the wapi link
-  if (!state.channels.has(channel_id)) return;
-  Object.assign(channel, { status: 'active', reason: null, state: 'active' });
-  const v3 = { channelId: channel_id, state: 'active', timestamp: Date.now() };
-  await both(
-    d,
-    'channel.status_update',
-    { channel_id, status: 'active', reason: null },
-    { channelsUpdates: [v3] },
-  );
 }

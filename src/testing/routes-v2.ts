@@ -16,7 +16,12 @@ export interface V2Effects {
   messageSent(message: FakeMessage): void;
   channelCreated(channel: FakeChannel): void;
   channelDeleted(channelId: string): void;
+  channelReinit(channel: FakeChannel): void;
+  channelActivated(channel: FakeChannel): void;
 }
+
+/** A channel as the API answers it: without what the fake keeps for itself. */
+const shown = ({ qrShown: _q, password: _p, ...channel }: FakeChannel) => channel;
 
 /** Everything a route needs. */
 export interface RouteContext {
@@ -107,7 +112,7 @@ function messages(ctx: RouteContext, id: string | undefined): boolean {
 
 function channelList({ req, res, state, effects, body }: RouteContext): boolean {
   if (req.method === 'GET') {
-    envelope(res, [...state.channels.values()]);
+    envelope(res, [...state.channels.values()].map(shown));
     return true;
   }
   if (req.method !== 'POST') return false;
@@ -133,18 +138,30 @@ function channel({ req, res, state, effects, body }: RouteContext, id: string): 
     fail(res, 404, 'not_found', 'channel not found');
     return true;
   }
-  if (action === undefined && req.method === 'GET') envelope(res, [found]);
+  if (action === undefined && req.method === 'GET') envelope(res, [shown(found)]);
   else if (action === undefined && req.method === 'DELETE') {
     state.channels.delete(id);
     envelope(res, null);
     effects.channelDeleted(id);
   } else if (action === 'auth' && sub === '2fa' && req.method === 'POST') {
-    Object.assign(found, { status: 'active', reason: null, state: 'active' });
+    // spec: 2FA — a wrong code is refused; the right one (or any, when no scan set one) activates
+    if (found.password !== undefined && body.two_factor_code !== found.password) {
+      fail(res, 400, 'bad_request', 'wrong two-factor code');
+      return true;
+    }
+    found.password = undefined;
     envelope(res, null);
+    effects.channelActivated(found);
   } else if (action === 'reinit' && req.method === 'POST') {
+    effects.channelReinit(found);
     const { channel_id, transport, state: s, phone, messenger_id, name } = found;
     envelope(res, [{ channel_id, transport, state: s, phone, messenger_id, name, tariff: 'standard' }]);
   } else if (action === 'pairing-code' && req.method === 'POST') {
+    // spec: pairing code — right after the QR webhook; refused once the QR expired
+    if (!found.qrShown || found.status !== 'init' || found.reason !== 'qr') {
+      fail(res, 400, 'bad_request', 'no live QR: the pairing code is asked right after the QR');
+      return true;
+    }
     envelope(res, [{ pairing_code: 'K7WQ2M9X', pairing_phone: body.pairing_phone ?? found.phone }]);
   } else return false;
   return true;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MESSAGE_STATUSES } from '../schemas/events-v2.js';
 import type { Lenient } from '../schemas/lenient.js';
+import { setChannelStatus } from './channel-life.js';
 import type { Deliverer, DeliveryRecord } from './deliveries.js';
 import { deliverStatus } from './lifecycles.js';
 import { type InboundMessage, inboundItems } from './payloads.js';
@@ -29,6 +30,22 @@ export interface FakeGatewaySimulate {
    * `event`, a v3 body to the v3 address when its switch is on.
    */
   deliver(body: object): Promise<DeliveryRecord[]>;
+  /**
+   * The customer scans the channel's QR (or opens the wapi link): the channel goes active; with
+   * `password` to init / wait_for_password until `submit2fa` sends that code (a wrong one is
+   * refused); with `foreignPhone` to disabled / foreignphone (another phone scanned it).
+   * Rejects when the channel is unknown or not waiting for a scan.
+   */
+  scan(channelId: string, options?: { password?: string; foreignPhone?: boolean }): Promise<DeliveryRecord[]>;
+  /**
+   * Any status of a channel, delivered as the service would (v2 channel.status_update and its v3
+   * twin), e.g. `('disabled', 'openelsewhere')`. Rejects when the channel is unknown.
+   */
+  channelStatus(
+    channelId: string,
+    status: 'active' | 'init' | 'disabled',
+    reason?: string | null,
+  ): Promise<DeliveryRecord[]>;
 }
 
 /** The `simulate` part of a fake gateway. */
@@ -47,6 +64,28 @@ export function simulator(state: FakeState, deliverer: Deliverer): FakeGatewaySi
       if (!message) throw new Error(`simulate.status: no message sent through this fake has that request_id`);
       const why = reason !== undefined ? reason : status === 'failed' ? 'unknown_error' : null;
       return deliverStatus(deliverer, message, status, why);
+    },
+    async scan(channelId, options = {}) {
+      const channel = state.channels.get(channelId);
+      if (!channel) throw new Error('simulate.scan: no channel of this fake has that id');
+      if (channel.status !== 'init' || (channel.reason !== 'qr' && channel.reason !== null)) {
+        throw new Error(
+          `simulate.scan: the channel is not waiting for a scan (${channel.status}/${channel.reason})`,
+        );
+      }
+      state.timers.clear(channelId);
+      if (options.foreignPhone) return setChannelStatus(deliverer, channel, 'disabled', 'foreignphone');
+      if (options.password !== undefined) {
+        channel.password = options.password;
+        return setChannelStatus(deliverer, channel, 'init', 'wait_for_password');
+      }
+      return setChannelStatus(deliverer, channel, 'active', null);
+    },
+    async channelStatus(channelId, status, reason = null) {
+      const channel = state.channels.get(channelId);
+      if (!channel) throw new Error('simulate.channelStatus: no channel of this fake has that id');
+      state.timers.clear(channelId);
+      return setChannelStatus(deliverer, channel, status, reason);
     },
     async deliver(body) {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {

@@ -14,6 +14,28 @@ export interface FakeChannel {
   name: string;
   tier: string | null;
   url?: string;
+  /** Whether a QR was delivered (a pairing code is refused before). Not part of the API answer. */
+  qrShown?: boolean;
+  /** The 2FA password set by `simulate.scan`. Not part of the API answer. */
+  password?: string;
+}
+
+/** Timers of the channels' QRs, by channel id: cleared on a scan, a reset and close. */
+export class ChannelTimers {
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout>[]>();
+
+  schedule(channelId: string, timers: ReturnType<typeof setTimeout>[]): void {
+    this.clear(channelId);
+    this.#timers.set(channelId, timers);
+  }
+
+  clear(channelId?: string): void {
+    for (const [id, timers] of this.#timers) {
+      if (channelId !== undefined && id !== channelId) continue;
+      for (const timer of timers) clearTimeout(timer);
+      this.#timers.delete(id);
+    }
+  }
 }
 
 /** A message the fake gateway accepted; `body` is the send request as it came. */
@@ -67,6 +89,7 @@ export class FakeState {
   readonly messages = new Map<string, FakeMessage>();
   readonly subscriptions = new Map<string, FakeSubscription>();
   v3Settings: FakeV3Settings = initialV3();
+  readonly timers = new ChannelTimers();
 
   constructor(readonly maxRecords: number) {}
 
@@ -75,6 +98,7 @@ export class FakeState {
     this.channels.clear();
     this.messages.clear();
     this.subscriptions.clear();
+    this.timers.clear();
     this.v3Settings = initialV3();
   }
 

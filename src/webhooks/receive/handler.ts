@@ -3,6 +3,10 @@ import { channels, traced } from '../../core/diagnostics.js';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
+import { type ChannelCalls, ChannelConnection } from '../../resources/channel-connect/connection.js';
+import { CONNECT } from '../../resources/channel-connect/key.js';
+import type { ConnectOptions } from '../../resources/channel-connect/steps.js';
+import type { CreateChannelParams } from '../../schemas/channels.js';
 import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import { BackgroundTasks, type Slot } from './background-tasks.js';
@@ -103,6 +107,15 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     this.#verifier = new Verifier(o.secret, o.v3AuthToken);
     this.#claims = o.dedupe && new Claims(o.dedupe, o.leaseMs, o.dedupeTtlMs);
     this.#background = new BackgroundTasks(o.maxPendingDispatches);
+  }
+
+  /**
+   * Starts a `client.channels.connect` flow that hears this handler's deliveries (the flow's code
+   * ships with the handler, not with a client that only sends).
+   * @internal
+   */
+  [CONNECT](calls: ChannelCalls, params: CreateChannelParams, options: ConnectOptions): ChannelConnection {
+    return new ChannelConnection(calls, params, options);
   }
 
   /** Largest body accepted (bytes). */

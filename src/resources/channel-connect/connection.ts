@@ -1,0 +1,178 @@
+import type { GatewayPromise } from '../../core/api-promise.js';
+import {
+  ChannelConnectError,
+  GatewayAbortError,
+  GatewayError,
+  GatewayTimeoutError,
+} from '../../core/errors.js';
+import type { RequestOptions } from '../../core/options.js';
+import { onAbort, untilAborted } from '../../internal/on-abort.js';
+import type {
+  Channel,
+  CreateChannelParams,
+  CreatedChannel,
+  PairingCode,
+  PairingCodeParams,
+  Submit2faParams,
+} from '../../schemas/channels.js';
+import type { Webhook } from '../../webhooks/decode/parse.js';
+import { qrToPng } from '../../webhooks/decode/qr-to-png.js';
+import { Inbox, type InboxItem } from './inbox.js';
+import { signalsOf } from './signals.js';
+import type { ConnectOptions, ConnectStep } from './steps.js';
+
+/** The calls of `client.channels` the flow makes. */
+export interface ChannelCalls {
+  /** `channels.create`. */
+  create(params: CreateChannelParams, options?: RequestOptions): GatewayPromise<CreatedChannel[]>;
+  /** `channels.get`. */
+  get(channelId: string, options?: RequestOptions): GatewayPromise<Channel>;
+  /** `channels.submit2fa`. */
+  submit2fa(channelId: string, params: Submit2faParams, options?: RequestOptions): GatewayPromise<void>;
+  /** `channels.requestPairingCode`. */
+  requestPairingCode(
+    channelId: string,
+    params: PairingCodeParams,
+    options?: RequestOptions,
+  ): GatewayPromise<PairingCode>;
+}
+
+const statusOf = (channel: Channel): InboxItem => ({
+  type: 'status',
+  status: String(channel.status ?? 'init'),
+  reason: channel.reason ?? null,
+});
+
+/**
+ * A channel being connected, returned by `client.channels.connect`: iterate it (once) for its
+ * steps; answer a `password` step with {@link ChannelConnection.submit2fa}. The iteration ends
+ * after `active`, or rejects with ChannelConnectError (the channel failed: `reason`,
+ * `channelId`), GatewayTimeoutError past `timeoutMs`, or GatewayAbortError when `signal`
+ * aborts. A `break`, an abort or the end removes its webhook listener and stops its calls.
+ */
+export class ChannelConnection implements AsyncIterable<ConnectStep> {
+  readonly #calls: ChannelCalls;
+  readonly #params: CreateChannelParams;
+  readonly #options: ConnectOptions;
+  readonly #inbox = new Inbox();
+  readonly #stop = new AbortController();
+  #started = false;
+  #channelId: string | undefined;
+  #passwordAsked = false;
+
+  /** @internal made by `channels.connect` */
+  constructor(calls: ChannelCalls, params: CreateChannelParams, options: ConnectOptions) {
+    this.#calls = calls;
+    this.#params = params;
+    this.#options = options;
+  }
+
+  /** The channel's id, once created (after the `created` step). */
+  get channelId(): string | undefined {
+    return this.#channelId;
+  }
+
+  /**
+   * Sends the messenger's two-factor password for a `password` step. A refused code rejects
+   * (the service's error, e.g. BadRequestError) and the flow gives a new `password` step.
+   * @throws GatewayError before the channel exists
+   */
+  async submit2fa(code: string): Promise<void> {
+    const channelId = this.#channelId;
+    if (channelId === undefined) throw new GatewayError('submit2fa: the channel is not created yet');
+    const transport = this.#params.transport as Submit2faParams['transport'];
+    try {
+      await this.#calls.submit2fa(
+        channelId,
+        { two_factor_code: code, transport },
+        { signal: this.#stop.signal },
+      );
+    } catch (error) {
+      this.#passwordAsked = false;
+      throw error;
+    } finally {
+      this.#inbox.push(undefined, { type: 'check' }); // read the status now rather than wait
+    }
+  }
+
+  /** Starts the flow: creates the channel and yields its steps. A connection is iterated once. */
+  [Symbol.asyncIterator](): AsyncIterator<ConnectStep> {
+    if (this.#started) throw new GatewayError('channels.connect: a connection is iterated once');
+    this.#started = true;
+    return this.#run();
+  }
+
+  /** Every wait and call, raced with the flow's own signal (abort, time-out, break). */
+  #guard<T>(work: Promise<T>): Promise<T> {
+    return untilAborted(work, this.#stop.signal);
+  }
+
+  async *#run(): AsyncGenerator<ConnectStep, void, undefined> {
+    const { hooks, signal, timeoutMs = 300_000, pollIntervalMs = 5000 } = this.#options;
+    const stop = this.#stop;
+    const where = () =>
+      this.#channelId === undefined
+        ? { method: 'POST', url: '/v2/channels' }
+        : { method: 'GET', url: `/v2/channels/${this.#channelId}` };
+    const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
+    const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
+    if (signal?.aborted) abort(signal.reason);
+    const cancelAbort = signal && !signal.aborted ? onAbort(signal, abort) : undefined;
+    const listener = (webhook: Webhook) => {
+      for (const [channelId, item] of signalsOf(webhook)) this.#inbox.push(channelId, item);
+    };
+    hooks.on('webhook', listener);
+    try {
+      const [created] = await this.#guard(this.#calls.create(this.#params, { signal: stop.signal }));
+      if (!created) throw new GatewayError('channels.connect: the create answer holds no channel');
+      const channelId = created.channel_id;
+      this.#channelId = channelId;
+      this.#inbox.channelId = channelId;
+      yield { kind: 'created', channelId, transport: String(created.transport) };
+      if (typeof created.url === 'string') yield { kind: 'url', channelId, url: created.url };
+      let pairingAsked = this.#options.pairingPhone === undefined;
+      for (;;) {
+        let item = this.#inbox.take();
+        if (item === undefined) {
+          if (await this.#guard(this.#inbox.next(pollIntervalMs))) continue;
+          item = { type: 'check' };
+        }
+        if (item.type === 'check') {
+          item = statusOf(await this.#guard(this.#calls.get(channelId, { signal: stop.signal })));
+        }
+        if (item.type === 'qr') {
+          yield { kind: 'qr', channelId, png: qrToPng(item.qr) };
+          if (!pairingAsked) {
+            pairingAsked = true;
+            const params = { transport: 'whatsapp', pairing_phone: this.#options.pairingPhone } as const;
+            const answer = await this.#guard(
+              this.#calls.requestPairingCode(channelId, params, { signal: stop.signal }),
+            );
+            const phone = answer.pairing_phone ?? null;
+            yield { kind: 'pairing-code', channelId, code: String(answer.pairing_code), phone };
+          }
+        } else if (item.type === 'status') {
+          if (item.status === 'active') {
+            const channel = await this.#guard(this.#calls.get(channelId, { signal: stop.signal }));
+            yield { kind: 'active', channelId, channel };
+            return;
+          }
+          if (item.status === 'disabled') {
+            throw new ChannelConnectError({ reason: item.reason ?? 'disabled', channelId });
+          }
+          if (item.reason === 'wait_for_password' && !this.#passwordAsked) {
+            this.#passwordAsked = true;
+            yield { kind: 'password', channelId };
+          }
+        }
+      }
+    } catch (error) {
+      throw stop.signal.aborted ? stop.signal.reason : error;
+    } finally {
+      hooks.off('webhook', listener);
+      clearTimeout(timer);
+      cancelAbort?.();
+      if (!stop.signal.aborted) stop.abort(new GatewayError('channels.connect: the flow ended'));
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { LATE, within } from '../../internal/deadline.js';
+import type { ChannelSignal } from './signals.js';
+
+/** Signals kept at most while the flow is busy (a flood drops the oldest). */
+const MAX_SIGNALS = 256;
+
+/** A check of `channels.get`, asked for by the flow itself (e.g. after a 2FA code). */
+export type InboxItem = ChannelSignal | { type: 'check' };
+
+/**
+ * The signals heard for one channel, in order, bounded. Before the channel id is known (the
+ * create call is in flight, and its webhooks may come first) every channel's signals are kept.
+ */
+export class Inbox {
+  #items: [string | undefined, InboxItem][] = [];
+  #wake: (() => void) | undefined;
+  #channelId: string | undefined;
+
+  /** From now on only this channel's signals are kept. */
+  set channelId(id: string) {
+    this.#channelId = id;
+    this.#items = this.#items.filter(([from]) => from === id || from === undefined);
+  }
+
+  push(channelId: string | undefined, item: InboxItem): void {
+    if (channelId !== undefined && this.#channelId !== undefined && channelId !== this.#channelId) return;
+    if (this.#items.length >= MAX_SIGNALS) this.#items.shift();
+    this.#items.push([channelId, item]);
+    this.#wake?.();
+  }
+
+  /** The oldest signal, if any. */
+  take(): InboxItem | undefined {
+    return this.#items.shift()?.[1];
+  }
+
+  /** Resolves true when a signal arrives, false once `ms` passed without one. */
+  async next(ms: number): Promise<boolean> {
+    if (this.#items.length) return true;
+    const arrived = new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    });
+    const result = await within(arrived, ms);
+    this.#wake = undefined;
+    return result !== LATE;
+  }
+}

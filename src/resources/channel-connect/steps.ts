@@ -1,0 +1,56 @@
+import type { Channel, CreateChannelParams } from '../../schemas/channels.js';
+import type { Webhook } from '../../webhooks/decode/parse.js';
+import type { CONNECT } from './key.js';
+
+/**
+ * One step of `channels.connect`, by `kind`: `created` (the channel exists), `qr` (show this
+ * PNG; a new QR replaces the last), `pairing-code` (type this code in the whatsapp app), `url`
+ * (wapi: send the user to this address), `password` (call `connection.submit2fa(code)`), and
+ * `active`, the last step.
+ */
+export type ConnectStep =
+  | { kind: 'created'; channelId: string; transport: string }
+  | { kind: 'qr'; channelId: string; png: Uint8Array }
+  | { kind: 'pairing-code'; channelId: string; code: string; phone: string | null }
+  | { kind: 'url'; channelId: string; url: string }
+  | { kind: 'password'; channelId: string }
+  | { kind: 'active'; channelId: string; channel: Channel };
+
+/**
+ * What `channels.connect` needs of its `hooks`: a `WebhookHandler` (from
+ * `messaging-gateway-sdk/webhooks`) is one.
+ */
+export interface ConnectHooks {
+  /** Adds a listener of every decoded delivery. */
+  on(event: 'webhook', listener: (webhook: Webhook) => void): unknown;
+  /** Removes it. */
+  off(event: 'webhook', listener: (webhook: Webhook) => void): unknown;
+  /** Starts the flow (the WebhookHandler's own). */
+  [CONNECT](
+    calls: unknown,
+    params: CreateChannelParams,
+    options: ConnectOptions,
+  ): AsyncIterable<ConnectStep> & {
+    submit2fa(code: string): Promise<void>;
+  };
+}
+
+/** Options of `channels.connect`. */
+export interface ConnectOptions {
+  /** The WebhookHandler that receives this account's deliveries (API v2 or v3). */
+  hooks: ConnectHooks;
+  /** Reject with GatewayTimeoutError when the channel is not active after this long (ms). @default 300000 */
+  timeoutMs?: number;
+  /** Stops the flow: the iteration rejects with GatewayAbortError and nothing stays subscribed. */
+  signal?: AbortSignal;
+  /**
+   * whatsapp: ask for a pairing code for this phone (digits only, no plus sign) after the first QR,
+   * to type in the app instead of scanning.
+   */
+  pairingPhone?: string;
+  /**
+   * When no webhook about the channel arrived for this long, read `channels.get` (the delivery may
+   * have reached another instance of a fleet). @default 5000
+   */
+  pollIntervalMs?: number;
+}
