@@ -48,6 +48,12 @@ export class CredentialSource {
     }
     // Bounded: a refreshing function yields few distinct values; keep the latest 8.
     if (!this.#seen.has(value)) {
+      // A header carries printable ASCII and tabs only: say so rather than fail as "no response".
+      if (!/^[\x20-\x7e\t]+$/.test(value)) {
+        throw new GatewayError(
+          `${this.#option} not sendable in an HTTP header (non-ASCII or control characters)`,
+        );
+      }
       if (this.#seen.size >= 8) this.#seen.delete(this.#seen.values().next().value as string);
       this.#seen.add(value);
     }

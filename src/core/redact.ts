@@ -7,9 +7,22 @@ export const REDACTED = '[redacted]';
  * error, a log line or `JSON.stringify(error)`.
  */
 export function redact<T>(value: T, secrets: Iterable<string>, depth = 0): T {
-  const list = [...secrets].filter((s) => s.length >= 4);
+  const list = [...secrets].filter((s) => s.length >= 4).flatMap(spellings);
   if (list.length === 0) return value;
   return scrub(value, list, depth) as T;
+}
+
+/**
+ * The spellings a service may echo a secret back in: URL-encoded, base64 (padded, unpadded and
+ * URL-safe), and as it is last, so a longer spelling holding it goes first. Base64 of the UTF-8
+ * bytes, so a secret of any characters is covered.
+ */
+function spellings(secret: string): string[] {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(secret)) binary += String.fromCharCode(byte);
+  const b64 = btoa(binary);
+  const bare = b64.replace(/=+$/, '');
+  return [encodeURIComponent(secret), b64, bare, bare.replace(/\+/g, '-').replace(/\//g, '_'), secret];
 }
 
 function scrub(value: unknown, secrets: string[], depth: number): unknown {

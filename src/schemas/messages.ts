@@ -124,7 +124,7 @@ export type SendMessageResult = z.output<typeof sendMessageResult>;
 /** PATCH /v2/messages/{message_id} body: text or attachment must be filled. */
 export const editMessageParams = z
   .object({
-    text: z.optional(z.string()),
+    text: z.optional(z.string().check(z.maxLength(4096, 'an edit text is at most 4096 characters'))),
     attachment: z.optional(attachment),
     /** The CRM user who edits. */
     crm_user_id: z.optional(z.string()),

@@ -83,3 +83,44 @@ describe('maxResponseBytes bounds what an answer may take, after decompression',
     expect(() => new GatewayClient(options)).toThrow(/maxResponseBytes/);
   });
 });
+
+describe('Credentials in errors', () => {
+  it('redacts a token the service echoes back URL-encoded or in base64', async () => {
+    const token = 'tok/en+with=specials';
+    const forms = [encodeURIComponent(token), btoa(token), btoa(token).replace(/=+$/, '')];
+    const server = await listen((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'unauthorized', description: forms.join(' | ') }));
+    });
+    try {
+      const client = new GatewayClient({ token, baseUrl: `${server.url}/v2`, rateLimit: false });
+      const error = await client.channels.list().catch((e: unknown) => e);
+      const shown = `${JSON.stringify(error)} ${(error as Error).message}`;
+      for (const form of [...forms, token]) expect(shown).not.toContain(form);
+      expect(shown).toContain('[redacted]');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says a non-ASCII token cannot be sent in a header, without showing it', async () => {
+    const client = new GatewayClient({
+      token: 'tökén-umlauts',
+      baseUrl: 'http://127.0.0.1:9/v2',
+      rateLimit: false,
+    });
+    const error = await client.channels.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as Error).message).toMatch(/not sendable in an HTTP header \(non-ASCII/);
+    expect((error as Error).message).not.toContain('tökén');
+  });
+});
+
+describe('An edit text is bounded', () => {
+  it('refuses 4097 characters before sending (4096 is the largest limit of the channels that edit)', async () => {
+    const client = new GatewayClient({ token: 't', baseUrl: 'http://127.0.0.1:9/v2', rateLimit: false });
+    const error = await client.messages.edit('m-1', { text: 'x'.repeat(4097) }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('GatewayValidationError');
+    expect((error as Error).message).toMatch(/at most 4096/);
+  });
+});
