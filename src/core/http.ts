@@ -31,6 +31,8 @@ export interface CallSpec {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Where a send goes (ids and kinds only: no text, no phone), for the diagnostics channels. */
+  destination?: { chatType: string | undefined; channelId: string | undefined };
 }
 
 /** The reason the attempt's own controller aborts with when its time is up. */
@@ -105,7 +107,12 @@ export class HttpCore {
    */
   async call(spec: CallSpec, options: RequestOptions = {}): Promise<WithResponse<unknown>> {
     const call = resolveCallOptions(options, this.#options);
-    const where = () => ({ method: spec.method, path: safePath(spec.path), api: spec.surface });
+    const where = () => ({
+      method: spec.method,
+      path: safePath(spec.path),
+      api: spec.surface,
+      ...spec.destination,
+    });
     return traced(channels.request, where, async (trace: Traced | undefined) => {
       try {
         return ended(trace, await this.#call(spec, call, trace));
@@ -128,7 +135,12 @@ export class HttpCore {
       if (trace) trace.attempts = attempt;
       const result = await traced(
         channels.attempt,
-        () => ({ method: spec.method, path: safePath(spec.path), attempt }),
+        () => ({
+          method: spec.method,
+          path: safePath(spec.path),
+          url: this.#prefix[spec.surface].replace(/\/+$/, '') + safePath(spec.path),
+          attempt,
+        }),
         async (at: Traced | undefined) =>
           ended(at, await this.#attempt(spec, token, withTrace(call, at), attempt)),
       );

@@ -101,9 +101,12 @@ export function instrument(options: InstrumentOptions = {}): StopInstrumenting {
             'messaging.system': SYSTEM,
             'messaging.operation.type': 'send',
             'messaging.operation.name': 'send',
+            ...(typeof ctx.channelId === 'string' ? { 'messaging.destination.name': ctx.channelId } : {}),
           }
         : { 'http.request.method': text(ctx.method), 'url.path': text(ctx.path) };
-      const name = send ? 'send' : `${String(ctx.method)} ${String(ctx.path)}`;
+      // `send {chat_type}`: the semantic conventions name a send span by operation and destination kind.
+      const chatType = typeof ctx.chatType === 'string' ? ` ${ctx.chatType}` : '';
+      const name = send ? `send${chatType}` : `${String(ctx.method)} ${String(ctx.path)}`;
       const kind = send ? SpanKind.PRODUCER : SpanKind.CLIENT;
       return tracer.startSpan(name, { kind, attributes }, parent());
     },
@@ -112,6 +115,7 @@ export function instrument(options: InstrumentOptions = {}): StopInstrumenting {
       const attributes: Attributes = {
         'http.request.method': text(ctx.method),
         'url.path': text(ctx.path),
+        ...(typeof ctx.url === 'string' ? { 'url.full': ctx.url } : {}),
         ...(attempt > 1 ? { 'http.request.resend_count': attempt - 1 } : {}),
         ...(dup ? { 'http.method': text(ctx.method) } : {}),
       };

@@ -31,7 +31,14 @@ export class Messages extends Resource {
   send(params: SendMessageParams, options?: RequestOptions): GatewayPromise<SendMessageResult> {
     return this.promise(async () => {
       this.check(sendMessageParams, params, 'message');
-      const spec = { surface: 'v2', method: 'POST', path: '/v2/messages', body: params } as const;
+      const destination = { chatType: params.recipient?.chat_type, channelId: params.channel_id };
+      const spec = {
+        surface: 'v2',
+        method: 'POST',
+        path: '/v2/messages',
+        body: params,
+        destination,
+      } as const;
       return this.request(spec, options, (data) => this.read(sendMessageResult, data));
     });
   }

@@ -78,12 +78,13 @@ describe('instrument()', () => {
     await gateway.drain();
     await hooks.drain();
     const spans = exporter.getFinishedSpans();
-    const [producer] = spansNamed(spans, 'send');
+    const [producer] = spansNamed(spans, 'send whatsapp');
     expect(producer?.kind).toBe(SpanKind.PRODUCER);
     expect(producer?.attributes).toMatchObject({
       'messaging.system': 'messaging_gateway',
       'messaging.operation.type': 'send',
       'messaging.message.id': request_id,
+      'messaging.destination.name': 'ch-1',
     });
     const attempts = spans.filter((s) => s.parentSpanContext?.spanId === producer?.spanContext().spanId);
     expect(attempts).toHaveLength(1);
@@ -91,6 +92,7 @@ describe('instrument()', () => {
     expect(attempts[0]?.attributes).toMatchObject({
       'http.request.method': 'POST',
       'http.response.status_code': 200,
+      'url.full': `${gateway.url}/v2/messages`,
     });
     expect(attempts[0]?.attributes['http.request.resend_count']).toBeUndefined();
     const post = gateway.requests.find((r) => r.method === 'POST' && r.path === '/v2/messages');
