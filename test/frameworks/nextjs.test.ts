@@ -1,6 +1,8 @@
 // Next.js (app router) as the docs show it: the route builds its handler on the first request, so
 // `next build` runs with no secret in its environment ("Collecting page data" imports the route);
-// then `next start` with the secret answers a real delivery. The app lives under .tmp/.
+// then `next start` with the secret answers a real delivery. The app lives under .tmp/. Its files
+// are JavaScript: a TypeScript app makes `next build` demand @types/react, which this package has
+// no other use for (the route's text is the same in both languages).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,14 +35,14 @@ function writeApp(): void {
   mkdirSync(join(app, 'app', 'api', 'hooks'), { recursive: true });
   mkdirSync(join(app, 'node_modules'), { recursive: true });
   symlinkSync(root, join(app, 'node_modules', 'messaging-gateway-sdk'), 'dir'); // the package as installed
-  writeFileSync(join(app, 'app', 'api', 'hooks', 'route.ts'), ROUTE);
+  writeFileSync(join(app, 'app', 'api', 'hooks', 'route.js'), ROUTE);
   writeFileSync(
-    join(app, 'app', 'layout.tsx'),
-    'export default function Root({ children }: { children: React.ReactNode }) { return <html><body>{children}</body></html>; }\n',
+    join(app, 'app', 'layout.js'),
+    'export default function Root({ children }) { return <html><body>{children}</body></html>; }\n',
   );
   writeFileSync(
     join(app, 'next.config.mjs'),
-    `export default { turbopack: { root: ${JSON.stringify(root)} }, typescript: { ignoreBuildErrors: true } };\n`,
+    `export default { turbopack: { root: ${JSON.stringify(root)} } };\n`,
   );
   writeFileSync(
     join(app, 'package.json'),
