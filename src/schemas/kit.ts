@@ -1,9 +1,9 @@
 /**
  * The vocabulary the webhook schemas are written in (events-v2.ts, events-v3.ts). Each schema is
  * written once, as a function of a {@link Kit}: given {@link zodKit} it builds the zod schemas
- * (the one source of truth, and of the types); the decoder also builds its fast check from the
- * same function with a kit of plain predicates (src/webhooks/check-kit.ts), so the two can never
- * describe different shapes. A test proves them equal on every fixture and a fuzzed corpus.
+ * (the one source of truth, and of the types); the decoder also builds its fast path from the
+ * same function with a kit of plain functions (src/webhooks/decode/fast-kit.ts), so the two can
+ * never describe different shapes. A test proves them equal on every fixture and a fuzzed corpus.
  * @module
  */
 import * as z from 'zod/mini';

@@ -32,11 +32,16 @@ const expected = (ctx: { issues: unknown[] }, input: unknown, what: string) => {
 /** What an id or documented string accepts. */
 export const STRING_OR_NUMBER = 'a string or a number';
 
-/** An id: a string, or a number that decodes to its string. Never format-checked. */
-export const idString = z.transform((v: unknown, ctx): string => {
+/** An id as decoded: the string, a finite number's string, or `undefined` when it is neither. */
+export function readId(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  return expected(ctx, v, STRING_OR_NUMBER);
+  return undefined;
+}
+
+/** An id: a string, or a number that decodes to its string. Never format-checked. */
+export const idString = z.transform((v: unknown, ctx): string => {
+  return readId(v) ?? expected(ctx, v, STRING_OR_NUMBER);
 });
 
 /** A documented string that may arrive as a number (phones, ids): decodes to the string. */
@@ -77,22 +82,32 @@ export function lenientEnum<const T extends readonly string[]>(values: T, prefix
   });
 }
 
-/** A boolean that may arrive as the string `"true"` or `"false"` (any case). */
-export const lenientBoolean = z.transform((v: unknown, ctx): boolean => {
+/** A boolean as decoded (`"true"`/`"false"` in any case too), or `undefined` when it is not one. */
+export function readBoolean(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') {
     const lower = v.trim().toLowerCase();
     if (lower === 'true') return true;
     if (lower === 'false') return false;
   }
-  return expected(ctx, v, 'a boolean');
+  return undefined;
+}
+
+/** A boolean that may arrive as the string `"true"` or `"false"` (any case). */
+export const lenientBoolean = z.transform((v: unknown, ctx): boolean => {
+  return readBoolean(v) ?? expected(ctx, v, 'a boolean');
 });
+
+/** A number as decoded (a numeric string too), or `undefined` when it is not one. */
+export function readNumber(v: unknown): number | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+  return undefined;
+}
 
 /** A number that may arrive as a numeric string. */
 export const lenientNumber = z.transform((v: unknown, ctx): number => {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
-  return expected(ctx, v, 'a number');
+  return readNumber(v) ?? expected(ctx, v, 'a number');
 });
 
 /** A list answer; `null` (no data) reads as an empty list. */

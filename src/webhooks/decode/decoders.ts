@@ -3,14 +3,14 @@ import { V2_EVENTS } from '../../schemas/constants.js';
 import { buildV2, type KnownV2Event, v2Schemas } from '../../schemas/events-v2.js';
 import { buildV3, v3Schemas } from '../../schemas/events-v3.js';
 import { lazy } from '../../schemas/kit.js';
-import { asCheck, checkKit } from './check-kit.js';
+import { asFast, fastKit } from './fast-kit.js';
 import type { Decoder } from './items.js';
 
-/** Pairs every zod schema of `schemas` with the check built by the same builder. */
-function pair<T extends Record<string, z.ZodMiniType>>(schemas: T, checks: T | undefined) {
+/** Pairs every zod schema of `schemas` with the fast decoder built by the same builder. */
+function pair<T extends Record<string, z.ZodMiniType>>(schemas: T, fast: T | undefined) {
   const out = {} as { [K in keyof T]: Decoder<T[K]> };
   for (const key of Object.keys(schemas) as (keyof T)[]) {
-    out[key] = { schema: schemas[key], check: checks && asCheck(checks[key] as z.ZodMiniType) };
+    out[key] = { schema: schemas[key], fast: fast && asFast(fast[key] as z.ZodMiniType) };
   }
   return out;
 }
@@ -23,17 +23,17 @@ export interface Decoders {
 }
 
 function pairV3(fast: boolean) {
-  return pair(v3Schemas(), fast ? buildV3(checkKit) : undefined);
+  return pair(v3Schemas(), fast ? buildV3(fastKit) : undefined);
 }
 
 function build(fast: boolean): Decoders {
-  const checks = fast ? buildV2(checkKit) : undefined;
+  const kit = fast ? buildV2(fastKit) : undefined;
   const schemas = v2Schemas();
   const v2 = {} as Record<KnownV2Event, Decoder>;
   for (const event of V2_EVENTS) {
-    v2[event] = { schema: schemas.payloads[event], check: checks && asCheck(checks.payloads[event]) };
+    v2[event] = { schema: schemas.payloads[event], fast: kit && asFast(kit.payloads[event]) };
   }
-  const meta = { schema: schemas.webhookMeta, check: checks && asCheck(checks.webhookMeta) };
+  const meta = { schema: schemas.webhookMeta, fast: kit && asFast(kit.webhookMeta) };
   return { v2, meta, v3: pairV3(fast) };
 }
 

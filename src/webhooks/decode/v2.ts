@@ -16,8 +16,6 @@ const known = new Map<string, (typeof V2_EVENTS)[number]>(
   V2_EVENTS.map((name) => [name.toLowerCase(), name]),
 );
 
-/** A plain JSON object (not an array, not null). */
-
 /** Envelope fields other than the ones decoded, kept as they came (never `__proto__`). */
 export function extraFields(
   value: Record<string, unknown>,
@@ -58,11 +56,16 @@ export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): D
   webhook.api = 'v2';
   webhook.meta = meta.value;
   if (name === undefined) {
-    Object.assign(webhook, { event: 'unknown', unknownEvent: event, data, rejected: [] });
+    webhook.event = 'unknown';
+    webhook.unknownEvent = event;
+    webhook.data = data;
+    webhook.rejected = [];
     return { ok: true, webhook: webhook as unknown as V2Webhook };
   }
   const items = decodeItems(decoders.v2[name], data as unknown[], 'data', budget);
-  if (items.good.length === 0 && items.bad.length > 0) return nothingDecoded(budget);
-  Object.assign(webhook, { event: name, data: items.good, rejected: items.rejected() });
+  if (items.good.length === 0 && items.badCount > 0) return nothingDecoded(budget);
+  webhook.event = name;
+  webhook.data = items.good;
+  webhook.rejected = items.rejected();
   return { ok: true, webhook: webhook as unknown as V2Webhook };
 }

@@ -43,32 +43,34 @@ function decodeLists(
   body: Record<string, unknown>,
   d: Decoders,
 ): Decoded<V3Webhook> {
+  // Plain statements, no per-delivery arrays or closures: this runs for every v3 delivery.
   const budget = new IssueBudget();
-  const keys =
-    kind === 'channelsUpdates' ? (['channelsUpdates'] as const) : (['messages', 'statuses'] as const);
-  const decoderOf = { messages: d.v3.message, statuses: d.v3.status, channelsUpdates: d.v3.channelUpdate };
-  const lists: Items<unknown>[] = [];
-  for (const key of keys) {
-    const result = list(body, key, decoderOf[key], budget);
-    if (!(result instanceof Items)) return { ok: false, issues: [result] };
-    lists.push(result);
-  }
-  const good = lists.reduce((n, l) => n + l.good.length, 0);
-  if (good === 0 && lists.some((l) => l.bad.length > 0)) return nothingDecoded(budget);
   const webhook: Record<string, unknown> = { api: 'v3', type: kind };
-  for (const l of lists) webhook[l.list] = l.good;
-  webhook.rejected = lists.flatMap((l) => l.rejected());
+  if (kind === 'channelsUpdates') {
+    const updates = list(body, 'channelsUpdates', d.v3.channelUpdate, budget);
+    if (!(updates instanceof Items)) return { ok: false, issues: [updates] };
+    if (updates.good.length === 0 && updates.badCount > 0) return nothingDecoded(budget);
+    webhook.channelsUpdates = updates.good;
+    webhook.rejected = updates.rejected();
+    return { ok: true, webhook: webhook as unknown as V3Webhook };
+  }
+  const messages = list(body, 'messages', d.v3.message, budget);
+  if (!(messages instanceof Items)) return { ok: false, issues: [messages] };
+  const statuses = list(body, 'statuses', d.v3.status, budget);
+  if (!(statuses instanceof Items)) return { ok: false, issues: [statuses] };
+  const good = messages.good.length + statuses.good.length;
+  if (good === 0 && messages.badCount + statuses.badCount > 0) return nothingDecoded(budget);
+  webhook.messages = messages.good;
+  webhook.statuses = statuses.good;
+  const rejected = messages.rejected();
+  for (const item of statuses.rejected()) rejected.push(item);
+  webhook.rejected = rejected;
   return { ok: true, webhook: webhook as unknown as V3Webhook };
 }
 
 function decodeSingle(kind: Single, body: Record<string, unknown>, d: Decoders): Decoded<V3Webhook> {
-  const decoder = {
-    createContact: d.v3.createContact,
-    createDeal: d.v3.createDeal,
-    templateStatus: d.v3.templateStatus,
-  }[kind];
   const budget = new IssueBudget();
-  const one = decodeOne(decoder, body[kind], [kind], budget);
+  const one = decodeOne(d.v3[kind], body[kind], [kind], budget);
   if (!one.ok) return nothingDecoded(budget);
   return {
     ok: true,
@@ -92,9 +94,20 @@ function decodeKind(kind: Kind, body: Record<string, unknown>, d: Decoders): Dec
     : decodeSingle(kind, body, d);
 }
 
-/** The property names of a body that name no kind the SDK knows (never `__proto__`). */
+/** Whether `key` names no kind the SDK knows (and is not the probe's `test`, nor `__proto__`). */
+function isUnknownName(key: string): boolean {
+  return key !== '__proto__' && key !== 'test' && !Object.hasOwn(KINDS, key);
+}
+
+/** The property names of a body that name no kind the SDK knows. */
 function unknownNames(body: Record<string, unknown>): string[] {
-  return Object.keys(body).filter((key) => key !== '__proto__' && key !== 'test' && !(key in KINDS));
+  return Object.keys(body).filter(isUnknownName);
+}
+
+/** Whether a body has a property {@link unknownNames} would list (allocates nothing). */
+function hasUnknownName(body: Record<string, unknown>): boolean {
+  for (const key in body) if (Object.hasOwn(body, key) && isUnknownName(key)) return true;
+  return false;
 }
 
 function unknownPart(body: Record<string, unknown>, names: string[]): V3Webhook {
@@ -158,6 +171,6 @@ export function decodeV3(value: unknown, d: Decoders = fastDecoders()): Decoded<
       return fail([], `expected one of ${Object.keys(KINDS).join(', ')}, or { test: true }`);
     return { ok: true, webhook: unknownPart(value, names) };
   }
-  if (present.length > 1 || unknownNames(value).length > 0) return decodeSeveral(present, value, d);
+  if (present.length > 1 || hasUnknownName(value)) return decodeSeveral(present, value, d);
   return decodeKind(present[0] as Kind, value, d);
 }
