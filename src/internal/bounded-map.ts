@@ -44,13 +44,24 @@ export class BoundedMap<K, V> {
 
   /** Adds `key` as the newest entry (a held key is moved there), dropping the oldest when full. */
   set(key: K, value: V): void {
-    this.#map.delete(key);
+    const held = this.#map.get(key);
+    if (held) {
+      // Held already: the value changes in place and the key moves to the newest slot.
+      held.value = value;
+      held.slot = this.#append(key);
+      return;
+    }
     if (this.#map.size >= this.max) this.dropOldest();
+    this.#map.set(key, { value, slot: this.#append(key) });
+  }
+
+  /** Puts `key` in the ring's newest slot (its older slot, if any, is stale from now on). */
+  #append(key: K): number {
     if (this.#count === this.#ring.length) this.#compact();
     const slot = (this.#head + this.#count) % this.#ring.length;
     this.#ring[slot] = key;
     this.#count++;
-    this.#map.set(key, { value, slot });
+    return slot;
   }
 
   /** Forgets `key`; its place is free at once. */

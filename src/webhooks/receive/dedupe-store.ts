@@ -107,7 +107,8 @@ export class MemoryDedupeStore implements DedupeStore {
     if (this.#live(this.#claimed, key, now)) return { state: 'processing' };
     const token = String(++this.#claims);
     this.#add(this.#claimed, key, { token, expires: now + this.#cap(leaseMs) });
-    const kept = this.#live(this.#replies, key, now);
+    // Kept replies are rare (a CRM reply whose dispatch failed): an empty map is not searched.
+    const kept = this.#replies.size > 0 ? this.#live(this.#replies, key, now) : undefined;
     return kept ? { state: 'claimed', token, reply: kept.reply } : { state: 'claimed', token };
   }
 
@@ -123,7 +124,7 @@ export class MemoryDedupeStore implements DedupeStore {
       return; // taken over: the successor's claim or reply stays
     }
     this.#claimed.delete(key);
-    this.#replies.delete(key);
+    if (this.#replies.size > 0) this.#replies.delete(key);
     this.#add(this.#done, key, { reply, expires: now + this.#cap(ttlMs) });
   }
 
