@@ -1,6 +1,9 @@
 // Reads QR codes back in tests with jsqr (a devDependency): from a module grid, or from the
 // half-block art the bin prints.
-import jsQR from 'jsqr';
+import { createRequire } from 'node:module';
+
+/** jsqr is CommonJS (module.exports is the function): required so no interop guesses. */
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr')['default'];
 
 /** How many pixels a module gets in the bitmap given to jsqr. */
 const PX = 4;
