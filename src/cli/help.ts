@@ -41,6 +41,30 @@ Options:
   --delete-chats   with delete: also delete the channel's chats
 ${SERVICE_HELP}`,
 
+  'channels connect': `Usage: messaging-gateway channels connect --transport <t> --listen <port> [--pairing-phone P] [--public-url URL] [--json]
+
+Connects a new channel (channels.connect) and prints each step: the QR in the terminal as half
+blocks (and saved as a PNG), the pairing code, the wapi address; asks for the account's two-factor
+password without echo when the service wants it. Exits 0 when the channel is active, 1 when it
+failed (the error class and the reason printed: qridle, foreignphone, openelsewhere, ...) or timed
+out, 2 on a usage error.
+
+Webhooks reach a receiver this command runs on 127.0.0.1:<port>: it subscribes its address (with
+a secret made for this run) to channel.qr_update and channel.status_update, and removes those
+subscriptions when it ends, Ctrl-C included.
+
+Options:
+  --transport T        whatsapp, tgapi, viber, max, wapi, telegram, maxbot, ...
+  --listen PORT        the receiver's port on 127.0.0.1 (0: a free one)
+  --public-url URL     the address the service delivers to when it cannot reach this machine
+                       (a tunnel to PORT); the secret is added to its query
+  --pairing-phone P    whatsapp: also ask for a pairing code for this phone (digits only)
+  --qr-file F          where the QR's PNG is saved (default: ./<channel id>-qr.png)
+  --credentials J      the transport's credentials: a JSON object, or @file holding one
+                       (telegram: {"telegram_token":"..."}); never printed
+  --timeout S          give up after S seconds (default: 300)
+${SERVICE_HELP.replace('print one JSON document', 'print one JSON document per step (no QR art)')}`,
+
   webhooks: `Usage: messaging-gateway webhooks list | ensure <url> --events a,b [--prune] | remove <id>... [--json]
 
 The API v2 subscriptions. ensure makes <url> subscribed to exactly these events (with --prune,

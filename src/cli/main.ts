@@ -44,12 +44,13 @@ async function main(argv: string[], io: Io): Promise<number> {
     io.out(VERSION);
     return EXIT.ok;
   }
-  if (!(command in HELP) || command === 'main') {
+  if (!(command in HELP) || command === 'main' || command.includes(' ')) {
     io.err(`unknown command "${command}"\n\n${HELP.main}`);
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    io.out(HELP[command as keyof typeof HELP]);
+    const topic = command === 'channels' && args[0] === 'connect' ? 'channels connect' : command;
+    io.out(HELP[topic as keyof typeof HELP]);
     return EXIT.ok;
   }
   try {
