@@ -221,8 +221,11 @@ describe('channels connect without a terminal', () => {
     const bin = started(connect('--transport', 'whatsapp'), env);
     await bin.waitOut(/QR saved to/);
     expect(await subscriptions()).toHaveLength(2);
+    const sent = Date.now();
     bin.child.kill('SIGINT');
     expect(await bin.exit).toBe(1);
+    // no timer of the flow (its 5 s poll of channels.get) keeps the process alive after it
+    expect(Date.now() - sent).toBeLessThan(2500);
     expect(bin.output().stderr).toMatch(/GatewayAbortError/);
     expect(await subscriptions()).toEqual([]);
   });
