@@ -21,15 +21,23 @@ Every command prints text, or one JSON document with --json, and exits 0 when do
 service or the receiver said no, 2 on a usage error.
 Run \`messaging-gateway <command> --help\` for a command's options; --version prints the version.`,
 
-  send: `Usage: messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL) [--json]
+  send: `Usage: messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL) [--wait delivered --listen <port>] [--json]
 
-Sends one message (POST /v2/messages) and prints its request_id.
+Sends one message (POST /v2/messages) and prints its request_id. With --wait, also waits for its
+status: a receiver on 127.0.0.1:<port> is subscribed (with a secret made for this run) to
+message.status_update before the send, and removed at the end. Exits 0 when the status is
+reached, 1 when the message failed (the reason printed) or --timeout passed.
 
 Options:
-  --channel ID   the channel to send through
-  --to R         the recipient: whatsapp:79001234567, telegram:@username, ...
-  --text T       the text
-  --file URL     an attachment by its public URL
+  --channel ID       the channel to send through
+  --to R             the recipient: whatsapp:79001234567, telegram:@username, ...
+  --text T           the text
+  --file URL         an attachment by its public URL
+  --wait S           wait for this status or a later one: sent, delivered or read
+  --listen PORT      with --wait: the receiver's port on 127.0.0.1 (0: a free one)
+  --public-url URL   with --wait: the address the service delivers to when it cannot reach
+                     this machine (a tunnel to PORT)
+  --timeout S        with --wait: give up after S seconds (default: 60)
 ${SERVICE_HELP}`,
 
   channels: `Usage: messaging-gateway channels list | get <id> | delete <id> [--delete-chats] | connect ... [--json]
