@@ -34,6 +34,7 @@ async function sendAndWait(
   params: unknown,
   wait: ReturnType<typeof waitOptions>,
   signal: AbortSignal,
+  onSent: (result: { request_id: string; chat_id?: string | null | undefined }) => void,
 ) {
   let receiver: Receiver | undefined;
   try {
@@ -49,6 +50,7 @@ async function sendAndWait(
       tracker = new DeliveryTracker().attach(receiver.hooks);
     }
     const result = await client.messages.send(params as never);
+    onSent(result);
     const update =
       wait && tracker
         ? await tracker.waitFor(result.request_id, { until: wait.until, timeoutMs: wait.timeoutMs, signal })
@@ -98,11 +100,16 @@ export async function send(args: string[], io: Io): Promise<number> {
     ...(values.text !== undefined ? { text: values.text } : { attachment: { url: values.file } }),
   };
   return callService(io, values.json, credentials, async () => {
-    const { result, status } = await untilInterrupted((signal) => sendAndWait(client, params, wait, signal));
-    print(io, values.json, { ok: true, ...result, ...(status && { status }) }, () => [
-      `sent: request_id ${result.request_id}${result.chat_id ? `, chat_id ${result.chat_id}` : ''}`,
-      ...(status ? [`status: ${status}`] : []),
-    ]);
+    // the sent line comes first in text, so a failed wait still shows the request id
+    const sentLine = (r: { request_id: string; chat_id?: string | null | undefined }) =>
+      `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${r.chat_id}` : ''}`;
+    const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
+    const { result, status } = await untilInterrupted((signal) =>
+      sendAndWait(client, params, wait, signal, onSent),
+    );
+    print(io, values.json, { ok: true, ...result, ...(status && { status }) }, () =>
+      status ? [`status: ${status}`] : [],
+    );
     return EXIT.ok;
   });
 }

@@ -56,8 +56,9 @@ describe('send --wait', () => {
 
   it('exits 1 when the message fails, the reason printed', async () => {
     const { send } = await setup();
-    const { code, stderr } = await send('whatsapp:000123', '--wait', 'delivered');
+    const { code, stdout, stderr } = await send('whatsapp:000123', '--wait', 'delivered');
     expect(code).toBe(1);
+    expect(stdout).toMatch(/^sent: request_id \S+/);
     expect(stderr).toMatch(/^MessageFailedError: Message \S+ failed: bad_contact/);
   });
 
