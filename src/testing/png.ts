@@ -1,10 +1,14 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { encodeQr } from './qr-code.js';
 
+/** The eight bytes every PNG starts with. */
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 /** The quiet zone around a QR code, in modules (the standard's four). */
 const QUIET_ZONE = 4;
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and CRC. */
+export function pngChunk(type: string, data: Uint8Array): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(data.length, 0);
   head.write(type, 4, 'ascii');
@@ -33,10 +37,10 @@ function gridPng(grid: readonly boolean[][], scale: number): Buffer {
   header.writeUInt8(8, 8); // bit depth
   header.writeUInt8(0, 9); // greyscale
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(rows))),
-    chunk('IEND', Buffer.alloc(0)),
+    PNG_SIGNATURE,
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
 

@@ -1,15 +1,7 @@
-// PNGs of every colour type for the decoder's tests, written here by hand (node:zlib) so the
-// decoder is not checked against its own reading.
-import { crc32, deflateSync } from 'node:zlib';
-
-function chunk(type: string, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'ascii');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
+// PNGs of every colour type for the decoder's tests, their rows packed and filtered here (not by
+// the decoder's code), so the decoder is not checked against its own reading.
+import { deflateSync } from 'node:zlib';
+import { pngChunk as chunk, PNG_SIGNATURE } from '../../src/testing/png.js';
 
 /** What a test PNG is made of. */
 export interface PngSpec {
@@ -75,7 +67,7 @@ export function encodePng(spec: PngSpec): Buffer {
   header[12] = spec.interlace ? 1 : 0;
   const bpp = Math.max(1, (channels * spec.depth) / 8);
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    PNG_SIGNATURE,
     chunk('IHDR', header),
     ...(spec.palette ? [chunk('PLTE', Uint8Array.from(spec.palette))] : []),
     chunk('IDAT', deflateSync(filtered(rows, bpp, spec.filter ?? (() => 0)))),
