@@ -1,5 +1,6 @@
 // Asking for a secret on the terminal (the messenger's 2FA password): nothing echoed on a TTY,
 // one line of standard input otherwise.
+import { StringDecoder } from 'node:string_decoder';
 
 /** The longest answer read: a 2FA password is far shorter. */
 export const MAX_ANSWER_CHARS = 1024;
@@ -40,6 +41,7 @@ export function askSecret(
   const raw = input.isTTY === true && typeof input.setRawMode === 'function';
   return new Promise((resolve, reject) => {
     let answer = '';
+    const decoder = new StringDecoder('utf8'); // a character split across chunks stays whole
     const finish = (error?: Error) => {
       input.off('data', onData);
       input.off('end', onEnd);
@@ -50,12 +52,18 @@ export function askSecret(
       else resolve(answer);
     };
     const onData = (chunk: Buffer | string) => {
-      for (const char of String(chunk)) {
-        if (!raw) {
-          if (char === '\n') return finish();
-          if (char !== '\r' && answer.length < MAX_ANSWER_CHARS) answer += char;
-          continue;
-        }
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      if (!raw) {
+        const end = text.indexOf('\n');
+        answer = (answer + (end === -1 ? text : text.slice(0, end))).slice(0, MAX_ANSWER_CHARS);
+        if (end === -1) return;
+        answer = answer.replace(/\r$/, '');
+        finish();
+        // the next lines stay in the input for the next question (a refused password asks again)
+        if (end + 1 < text.length) input.unshift(Buffer.from(text.slice(end + 1)));
+        return;
+      }
+      for (const char of text) {
         const next = typed(answer, char);
         if (typeof next === 'string') answer = next;
         else
