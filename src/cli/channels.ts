@@ -3,12 +3,12 @@ import { EXIT, type Io, UsageError } from './io.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
 /** A phone shown by its last four digits only. */
-function masked(phone: string | null | undefined): string {
+export function masked(phone: string | null | undefined): string {
   return phone ? `…${phone.slice(-4)}` : '-';
 }
 
 /** One line per channel: id, transport, status, name or phone. */
-function line(c: Channel): string {
+export function channelLine(c: Channel): string {
   const who = c.name || (c.username ? `@${c.username}` : masked(c.phone));
   return `${c.channel_id}  ${c.transport}  ${c.status ?? '-'}${c.reason ? ` (${c.reason})` : ''}  ${who}`;
 }
@@ -33,10 +33,10 @@ export async function channels(
   return callService(io, values.json, credentials, async () => {
     if (sub === 'list') {
       const list = await client.channels.list();
-      print(io, values.json, list, () => (list.length ? list.map(line) : ['no channels']));
+      print(io, values.json, list, () => (list.length ? list.map(channelLine) : ['no channels']));
     } else if (sub === 'get') {
       const channel = await client.channels.get(id as string);
-      print(io, values.json, channel, () => [line(channel)]);
+      print(io, values.json, channel, () => [channelLine(channel)]);
     } else {
       await client.channels.delete(id as string, values['delete-chats'] ? { delete_chats: true } : {});
       print(io, values.json, { ok: true, deleted: id }, () => [`deleted channel ${id}`]);

@@ -21,15 +21,23 @@ Every command prints text, or one JSON document with --json, and exits 0 when do
 service or the receiver said no, 2 on a usage error.
 Run \`messaging-gateway <command> --help\` for a command's options; --version prints the version.`,
 
-  send: `Usage: messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL) [--json]
+  send: `Usage: messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL) [--wait delivered --listen <port>] [--json]
 
-Sends one message (POST /v2/messages) and prints its request_id.
+Sends one message (POST /v2/messages) and prints its request_id. With --wait, also waits for its
+status: a receiver on 127.0.0.1:<port> is subscribed (with a secret made for this run) to
+message.status_update before the send, and removed at the end. Exits 0 when the status is
+reached, 1 when the message failed (the reason printed) or --timeout passed.
 
 Options:
-  --channel ID   the channel to send through
-  --to R         the recipient: whatsapp:79001234567, telegram:@username, ...
-  --text T       the text
-  --file URL     an attachment by its public URL
+  --channel ID       the channel to send through
+  --to R             the recipient: whatsapp:79001234567, telegram:@username, ...
+  --text T           the text
+  --file URL         an attachment by its public URL
+  --wait S           wait for this status or a later one: sent, delivered or read
+  --listen PORT      with --wait: the receiver's port on 127.0.0.1 (0: a free one)
+  --public-url URL   with --wait: the address the service delivers to when it cannot reach
+                     this machine (a tunnel to PORT)
+  --timeout S        with --wait: give up after S seconds (default: 60)
 ${SERVICE_HELP}`,
 
   channels: `Usage: messaging-gateway channels list | get <id> | delete <id> [--delete-chats] | connect ... [--json]
@@ -40,6 +48,30 @@ The account's channels: one line each (id, transport, status, name or the phone'
 Options:
   --delete-chats   with delete: also delete the channel's chats
 ${SERVICE_HELP}`,
+
+  'channels connect': `Usage: messaging-gateway channels connect --transport <t> --listen <port> [--pairing-phone P] [--public-url URL] [--json]
+
+Connects a new channel (channels.connect) and prints each step: the QR in the terminal as half
+blocks (and saved as a PNG), the pairing code, the wapi address; asks for the account's two-factor
+password without echo when the service wants it. Exits 0 when the channel is active, 1 when it
+failed (the error class and the reason printed: qridle, foreignphone, openelsewhere, ...) or timed
+out, 2 on a usage error.
+
+Webhooks reach a receiver this command runs on 127.0.0.1:<port>: it subscribes its address (with
+a secret made for this run) to channel.qr_update and channel.status_update, and removes those
+subscriptions when it ends, Ctrl-C included.
+
+Options:
+  --transport T        whatsapp, tgapi, viber, max, wapi, telegram, maxbot, ...
+  --listen PORT        the receiver's port on 127.0.0.1 (0: a free one)
+  --public-url URL     the address the service delivers to when it cannot reach this machine
+                       (a tunnel to PORT); the secret is added to its query
+  --pairing-phone P    whatsapp: also ask for a pairing code for this phone (digits only)
+  --qr-file F          where the QR's PNG is saved (default: ./<channel id>-qr.png)
+  --credentials J      the transport's credentials: a JSON object, or @file holding one
+                       (telegram: {"telegram_token":"..."}); never printed
+  --timeout S          give up after S seconds (default: 300)
+${SERVICE_HELP.replace('print one JSON document', 'print one JSON document per step (no QR art)')}`,
 
   webhooks: `Usage: messaging-gateway webhooks list | ensure <url> --events a,b [--prune] | remove <id>... [--json]
 

@@ -4,6 +4,7 @@
 // node's own modules.
 import { VERSION } from '../version.js';
 import { channels } from './channels.js';
+import { channelsConnect } from './channels-connect.js';
 import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
 import { HELP } from './help.js';
@@ -14,18 +15,10 @@ import { trigger } from './trigger.js';
 import { v3 } from './v3.js';
 import { webhooks } from './webhooks.js';
 
-/**
- * `channels connect`: placeholder until the channel-connection command (src/cli/channels-connect.ts)
- * is wired here.
- */
-async function connect(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('channels connect is not part of this build');
-}
-
 /** The commands that take (args, io) and resolve to an exit code. */
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   send,
-  channels: (args, io) => channels(args, io, connect),
+  channels: (args, io) => channels(args, io, channelsConnect),
   webhooks,
   v3,
   decode,
@@ -51,12 +44,13 @@ async function main(argv: string[], io: Io): Promise<number> {
     io.out(VERSION);
     return EXIT.ok;
   }
-  if (!(command in HELP) || command === 'main') {
+  if (!(command in HELP) || command === 'main' || command.includes(' ')) {
     io.err(`unknown command "${command}"\n\n${HELP.main}`);
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    io.out(HELP[command as keyof typeof HELP]);
+    const topic = command === 'channels' && args[0] === 'connect' ? 'channels connect' : command;
+    io.out(HELP[topic as keyof typeof HELP]);
     return EXIT.ok;
   }
   try {

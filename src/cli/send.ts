@@ -1,5 +1,65 @@
+import type { GatewayClient } from '../client.js';
+import { DeliveryTracker } from '../tracking/delivery-tracker.js';
+import type { FinalStatus } from '../tracking/status-order.js';
+import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { parsePort, type Receiver, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
+
+/** The statuses `--wait` takes (spec: message statuses, in their order). */
+const WAITS = ['sent', 'delivered', 'read'] as const;
+
+/** --wait, --listen, --timeout and --public-url, checked; undefined without --wait. */
+function waitOptions(values: Record<string, unknown>) {
+  const until = values.wait;
+  if (until === undefined) {
+    if (values.listen !== undefined) throw new UsageError('--listen is for --wait');
+    return undefined;
+  }
+  if (!WAITS.includes(until as never)) throw new UsageError(`--wait takes ${WAITS.join(', ')}`);
+  const timeoutMs = Number(values.timeout) * 1000;
+  if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const publicUrl = values['public-url'] as string | undefined;
+  return {
+    until: until as FinalStatus,
+    port: parsePort(values.listen as string | undefined),
+    timeoutMs,
+    publicUrl,
+  };
+}
+
+/** Sends, then (with --wait) waits for the status on a receiver started before the send. */
+async function sendAndWait(
+  client: GatewayClient,
+  params: unknown,
+  wait: ReturnType<typeof waitOptions>,
+  signal: AbortSignal,
+  onSent: (result: { request_id: string; chat_id?: string | null | undefined }) => void,
+) {
+  let receiver: Receiver | undefined;
+  try {
+    let tracker: DeliveryTracker | undefined;
+    if (wait) {
+      const { port, publicUrl } = wait;
+      receiver = await startReceiver({
+        client,
+        port,
+        events: ['message.status_update'],
+        ...(publicUrl && { publicUrl }),
+      });
+      tracker = new DeliveryTracker().attach(receiver.hooks);
+    }
+    const result = await client.messages.send(params as never);
+    onSent(result);
+    const update =
+      wait && tracker
+        ? await tracker.waitFor(result.request_id, { until: wait.until, timeoutMs: wait.timeoutMs, signal })
+        : undefined;
+    return { result, status: update?.status };
+  } finally {
+    await receiver?.close();
+  }
+}
 
 /** `--to whatsapp:79001234567` or `--to telegram:@name` → the recipient object. */
 function recipientOf(to: string): Record<string, string> {
@@ -13,18 +73,26 @@ function recipientOf(to: string): Record<string, string> {
     : { chat_type: chatType, chat_id: id };
 }
 
-/** `messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL)`. */
+/**
+ * `messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL)
+ * [--wait sent|delivered|read --listen <port> [--timeout S] [--public-url URL]]`.
+ */
 export async function send(args: string[], io: Io): Promise<number> {
   const { values } = parseServiceArgs(args, {
     channel: { type: 'string' },
     to: { type: 'string' },
     text: { type: 'string' },
     file: { type: 'string' },
+    wait: { type: 'string' },
+    listen: { type: 'string' },
+    timeout: { type: 'string', default: '60' },
+    'public-url': { type: 'string' },
   });
   if (!values.channel) throw new UsageError('send needs --channel <channel id>');
   if (!values.to) throw new UsageError('send needs --to <chat_type>:<chat_id>');
   if ((values.text === undefined) === (values.file === undefined))
     throw new UsageError('send needs one of --text or --file');
+  const wait = waitOptions(values);
   const { client, credentials } = clientFrom(values);
   const params = {
     channel_id: values.channel,
@@ -32,10 +100,16 @@ export async function send(args: string[], io: Io): Promise<number> {
     ...(values.text !== undefined ? { text: values.text } : { attachment: { url: values.file } }),
   };
   return callService(io, values.json, credentials, async () => {
-    const result = await client.messages.send(params as never);
-    print(io, values.json, { ok: true, ...result }, () => [
-      `sent: request_id ${result.request_id}${result.chat_id ? `, chat_id ${result.chat_id}` : ''}`,
-    ]);
+    // the sent line comes first in text, so a failed wait still shows the request id
+    const sentLine = (r: { request_id: string; chat_id?: string | null | undefined }) =>
+      `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${r.chat_id}` : ''}`;
+    const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
+    const { result, status } = await untilInterrupted((signal) =>
+      sendAndWait(client, params, wait, signal, onSent),
+    );
+    print(io, values.json, { ok: true, ...result, ...(status && { status }) }, () =>
+      status ? [`status: ${status}`] : [],
+    );
     return EXIT.ok;
   });
 }

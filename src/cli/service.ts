@@ -74,13 +74,15 @@ export async function callService(
     if (!(error instanceof GatewayError)) throw error;
     const message = scrub(error.message, credentials);
     const status = (error as { status?: unknown }).status;
-    const code = (error as { code?: unknown }).code;
+    const { code, reason, channelId } = error as { code?: unknown; reason?: unknown; channelId?: unknown };
     if (json) {
       const described = {
         class: error.name,
         message,
         ...(status !== undefined && { status }),
         ...(code !== undefined && { code }),
+        ...(reason !== undefined && { reason }),
+        ...(channelId !== undefined && { channelId }),
       };
       io.out(JSON.stringify({ ok: false, error: described }));
     } else io.err(`${error.name}: ${message}`);

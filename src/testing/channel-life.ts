@@ -1,5 +1,5 @@
 import type { Deliverer, DeliveryRecord } from './deliveries.js';
-import { qrLikePng } from './png.js';
+import { qrPng } from './png.js';
 import type { FakeChannel, FakeState } from './state.js';
 
 /** Transports that connect with a QR code (spec: create → follow-up by transport). */
@@ -42,11 +42,19 @@ export async function setChannelStatus(
   return made.flat();
 }
 
+/**
+ * What the fake's QR code number `n` of a channel holds: `mgsdk-fake:<channelId>:<n>`. A test
+ * decodes the picture it received (or the bin printed) and compares it with this.
+ */
+export function qrText(channelId: string, n: number): string {
+  return `mgsdk-fake:${channelId}:${n}`;
+}
+
 /** Delivers a new QR of the channel (v2 channel.qr_update, v3 channelsUpdates state qr). */
 async function deliverQr(d: Deliverer, channel: FakeChannel, n: number): Promise<void> {
   const { channel_id, transport } = channel;
   channel.qrShown = true;
-  const png = qrLikePng(`${channel_id}#${n}`).toString('base64');
+  const png = qrPng(qrText(channel_id, n)).toString('base64');
   const platform = transport === 'tgapi' ? 'telegram_api' : transport;
   const qr = { channel_id, qr_code: `data:image/png;base64,${png}`, platform };
   const v3 = { channelId: channel_id, state: 'qr', qr: png, timestamp: Date.now() };

@@ -11,6 +11,10 @@ import {
 import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
 import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodePng } from '../../src/cli/png-decode.js';
+import { qrModules } from '../../src/cli/terminal-qr.js';
+import { qrText } from '../../src/testing/channel-life.js';
+import { readModules } from '../support/qr-read.js';
 
 const SECRET = 'test-secret';
 const PNG = [0x89, 0x50, 0x4e, 0x47];
@@ -77,6 +81,8 @@ describe('channels.connect', () => {
     expect(steps.map((s) => s.kind)).toEqual(['created', 'qr', 'active']);
     const qr = steps[1] as Extract<ConnectStep, { kind: 'qr' }>;
     expect([...qr.png.slice(0, 4)]).toEqual(PNG);
+    // a real QR code: it decodes to what the fake put in it
+    expect(readModules(qrModules(decodePng(qr.png)))).toBe(qrText(qr.channelId, 0));
     const active = steps[2] as Extract<ConnectStep, { kind: 'active' }>;
     expect(active.channel).toMatchObject({ channel_id: steps[0]?.channelId, status: 'active' });
     expect(webhookListeners(hooks)).toBe(0);
@@ -96,6 +102,8 @@ describe('channels.connect', () => {
       client.channels.connect({ transport: 'whatsapp', credentials: {} }, { hooks }),
     );
     expect(steps.map((s) => s.kind)).toEqual(['created', 'qr', 'active']);
+    const qr = steps[1] as Extract<ConnectStep, { kind: 'qr' }>;
+    expect(readModules(qrModules(decodePng(qr.png)))).toBe(qrText(qr.channelId, 0));
   });
 
   it('telegram bot: created → active', async () => {

@@ -171,6 +171,7 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     } finally {
       hooks.off('webhook', listener);
       clearTimeout(timer);
+      this.#inbox.close(); // its poll timer would hold the process for up to pollIntervalMs
       cancelAbort?.();
       if (!stop.signal.aborted) stop.abort(new GatewayError('channels.connect: the flow ended'));
     }

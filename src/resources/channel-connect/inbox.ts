@@ -34,6 +34,11 @@ export class Inbox {
     return this.#items.shift()?.[1];
   }
 
+  /** Ends a pending {@link Inbox.next} now, so its timer does not keep the process alive after the flow. */
+  close(): void {
+    this.#wake?.();
+  }
+
   /** Resolves true when a signal arrives, false once `ms` passed without one. */
   async next(ms: number): Promise<boolean> {
     if (this.#items.length) return true;

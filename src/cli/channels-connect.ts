@@ -1,0 +1,164 @@
+// `messaging-gateway channels connect`: client.channels.connect with the bin's local receiver,
+// each step printed; the QR shown in the terminal and saved as a PNG, the 2FA password asked.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { ConnectStep } from '../resources/channel-connect/steps.js';
+import type { Channel, CreateChannelParams } from '../schemas/channels.js';
+import { channelLine, masked } from './channels.js';
+import { untilInterrupted } from './interrupt.js';
+import { EXIT, type Io, readInput, UsageError } from './io.js';
+import { decodePng } from './png-decode.js';
+import { askSecret } from './prompt.js';
+import { parsePort, startReceiver } from './receiver.js';
+import { callService, clientFrom, parseServiceArgs } from './service.js';
+import { halfBlockLines, qrModules } from './terminal-qr.js';
+
+/** The v2 events the flow hears. */
+const CHANNEL_EVENTS = ['channel.qr_update', 'channel.status_update'] as const;
+/** The most bytes read from a --credentials @file. */
+const MAX_CREDENTIALS_BYTES = 64 * 1024;
+
+/** What a step prints, text and JSON, once its side effects are done. */
+interface Shown {
+  json: Record<string, unknown>;
+  lines: string[];
+}
+
+/** --credentials '{"telegram_token":"…"}' or @file; {} when absent. Never printed. */
+async function credentialsOf(text: string | undefined, io: Io): Promise<Record<string, unknown>> {
+  if (text === undefined) return {};
+  const json = text.startsWith('@') ? await readInput(text.slice(1), io, MAX_CREDENTIALS_BYTES) : text;
+  try {
+    const value: unknown = JSON.parse(json);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {}
+  throw new UsageError('--credentials takes a JSON object, or @file holding one');
+}
+
+/** Strings of the credentials, kept out of every printed error. */
+function secretsIn(credentials: Record<string, unknown>): string[] {
+  return Object.values(credentials).filter((v): v is string => typeof v === 'string');
+}
+
+/** The QR as half-block lines, or a line saying why it cannot be shown (the PNG is still saved). */
+function qrArt(png: Uint8Array): string[] {
+  try {
+    const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+    return halfBlockLines(qrModules(decodePng(png)), colour);
+  } catch (error) {
+    return [`(the QR cannot be shown here: ${(error as Error).message}; open the saved PNG)`];
+  }
+}
+
+/** A channel as printed: no full phone. */
+function shownChannel(c: Channel): Record<string, unknown> {
+  return {
+    channel_id: c.channel_id,
+    transport: c.transport,
+    status: c.status,
+    name: c.name,
+    phone: masked(c.phone),
+  };
+}
+
+/** Prints one step (and saves a QR); returns after a `password` step is answered. */
+async function showStep(
+  step: ConnectStep,
+  context: { qrFile: string | undefined; submit2fa: (code: string) => Promise<void> },
+): Promise<Shown> {
+  const base = { step: step.kind, channelId: step.channelId };
+  switch (step.kind) {
+    case 'created':
+      return {
+        json: { ...base, transport: step.transport },
+        lines: [`created channel ${step.channelId} (${step.transport})`],
+      };
+    case 'qr': {
+      const file = resolve(context.qrFile ?? `${step.channelId.replace(/[^\w-]/g, '_')}-qr.png`);
+      await writeFile(file, step.png);
+      const lines = ['scan this QR code with the app (a new one replaces it):', ...qrArt(step.png)];
+      return { json: { ...base, file }, lines: [...lines, `QR saved to ${file}`] };
+    }
+    case 'pairing-code':
+      return {
+        json: { ...base, code: step.code, phone: masked(step.phone) },
+        lines: [
+          `pairing code for ${masked(step.phone)}: ${step.code} (type it in the app: link with phone number)`,
+        ],
+      };
+    case 'url':
+      return { json: { ...base, url: step.url }, lines: [`open this address to connect: ${step.url}`] };
+    case 'password':
+      for (;;) {
+        const code = await askSecret(`two-factor password of the account (channel ${step.channelId}): `);
+        try {
+          await context.submit2fa(code);
+          return { json: base, lines: ['password sent'] };
+        } catch (error) {
+          process.stderr.write(`the password was refused (${(error as Error).name}); try again\n`);
+        }
+      }
+    case 'active':
+      return {
+        json: { ...base, channel: shownChannel(step.channel) },
+        lines: [`active: ${channelLine(step.channel)}`],
+      };
+  }
+}
+
+/**
+ * `messaging-gateway channels connect --transport <t> [--pairing-phone P] --listen <port>
+ * [--public-url URL] [--qr-file F] [--credentials JSON|@file] [--timeout S] [--json]`.
+ */
+export async function channelsConnect(args: string[], io: Io): Promise<number> {
+  const { values } = parseServiceArgs(args, {
+    transport: { type: 'string' },
+    'pairing-phone': { type: 'string' },
+    listen: { type: 'string' },
+    'public-url': { type: 'string' },
+    'qr-file': { type: 'string' },
+    credentials: { type: 'string' },
+    timeout: { type: 'string', default: '300' },
+  });
+  if (!values.transport) throw new UsageError('channels connect needs --transport <whatsapp, telegram, …>');
+  const port = parsePort(values.listen);
+  const timeoutMs = Number(values.timeout) * 1000;
+  if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const credentials = await credentialsOf(values.credentials, io);
+  const params = { transport: values.transport, credentials } as CreateChannelParams;
+  const { client, credentials: keys } = clientFrom(values);
+  const json = values.json === true;
+  return callService(io, json, [...keys, ...secretsIn(credentials)], () =>
+    untilInterrupted(async (signal) => {
+      const receiver = await startReceiver({
+        client,
+        port,
+        events: CHANNEL_EVENTS,
+        ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
+      });
+      try {
+        if (!json) io.out(`receiving webhooks at ${receiver.shownUrl}`);
+        const connection = client.channels.connect(params, {
+          hooks: receiver.hooks,
+          timeoutMs,
+          signal,
+          ...(values['pairing-phone'] !== undefined && { pairingPhone: values['pairing-phone'] }),
+        });
+        const context = {
+          qrFile: values['qr-file'],
+          submit2fa: (code: string) => connection.submit2fa(code),
+        };
+        for await (const step of connection) {
+          const shown = await showStep(step, context);
+          if (json) io.out(JSON.stringify(shown.json));
+          else for (const line of shown.lines) io.out(line);
+        }
+        return EXIT.ok;
+      } finally {
+        await receiver
+          .close()
+          .catch((error: Error) => io.err(`could not remove the subscriptions: ${error.name}`));
+      }
+    }),
+  );
+}

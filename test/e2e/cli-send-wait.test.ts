@@ -1,0 +1,88 @@
+// `messaging-gateway send --wait`: the bin's receiver hears the send's statuses from the fake
+// gateway (real HTTP both ways) and the exit code says whether the status was reached.
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayClient } from '../../src/client.js';
+import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
+import { runBin } from '../support/run-bin.js';
+
+let gateway: FakeGateway;
+afterEach(async () => {
+  await gateway.close();
+});
+
+/** A fake with one telegram channel; the bin's send arguments for it. */
+async function setup(options = {}) {
+  gateway = await createFakeGateway({ stepMs: 5, ...options });
+  const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
+  const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+  const send = (to: string, ...more: string[]) =>
+    runBin(
+      [
+        'send',
+        '--channel',
+        created?.channel_id as string,
+        '--to',
+        to,
+        '--text',
+        'Hi',
+        '--listen',
+        '0',
+        ...more,
+      ],
+      '',
+      { GATEWAY_BASE_URL: gateway.url, GATEWAY_TOKEN: gateway.token },
+    );
+  return { client, send };
+}
+
+describe('send --wait', () => {
+  it('exits 0 once the message is read, printing its status, and removes its subscription', async () => {
+    const { client, send } = await setup();
+    const { code, stdout, stderr } = await send('whatsapp:79001234567', '--wait', 'read');
+    expect([code, stderr]).toEqual([0, '']);
+    expect(stdout).toMatch(/^sent: request_id \S+.*\nstatus: read\n$/);
+    expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  it('--json adds the status reached', async () => {
+    const { send } = await setup();
+    const { code, stdout } = await send('whatsapp:79001234567', '--wait', 'delivered', '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: true,
+      status: expect.stringMatching(/^(delivered|read)$/),
+    });
+  });
+
+  it('exits 1 when the message fails, the reason printed', async () => {
+    const { send } = await setup();
+    const { code, stdout, stderr } = await send('whatsapp:000123', '--wait', 'delivered');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^sent: request_id \S+/);
+    expect(stderr).toMatch(/^MessageFailedError: Message \S+ failed: bad_contact/);
+  });
+
+  it('exits 1 when the status does not come within --timeout (the gateway delivers where nothing listens)', async () => {
+    const { client, send } = await setup();
+    const unreachable = ['--public-url', 'http://127.0.0.1:9/hooks'];
+    const { code, stderr } = await send(
+      'whatsapp:79001234567',
+      '--wait',
+      'read',
+      '--timeout',
+      '0.5',
+      ...unreachable,
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^DeliveryTimeoutError: Message \S+ did not reach read within 500 ms/);
+    expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  it('exits 2 on --wait with an unknown status or --listen without --wait', async () => {
+    const { send } = await setup();
+    expect((await send('whatsapp:79001234567', '--wait', 'seen')).code).toBe(2);
+    const noWait = await send('whatsapp:79001234567');
+    expect(noWait.code).toBe(2);
+    expect(noWait.stderr).toContain('--listen is for --wait');
+  });
+});
