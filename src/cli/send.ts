@@ -4,6 +4,7 @@ import type { FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { parsePort, type Receiver, startReceiver } from './receiver.js';
+import { maskPhones } from '../core/logger.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
 /** The statuses `--wait` takes (spec: message statuses, in their order). */
@@ -101,13 +102,15 @@ export async function send(args: string[], io: Io): Promise<number> {
   };
   return callService(io, values.json, credentials, async () => {
     // the sent line comes first in text, so a failed wait still shows the request id
+    // The customer's phone shows its last 4 digits only, in text and JSON alike.
     const sentLine = (r: { request_id: string; chat_id?: string | null | undefined }) =>
-      `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${r.chat_id}` : ''}`;
+      `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${maskPhones(r.chat_id)}` : ''}`;
     const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
     const { result, status } = await untilInterrupted((signal) =>
       sendAndWait(client, params, wait, signal, onSent),
     );
-    print(io, values.json, { ok: true, ...result, ...(status && { status }) }, () =>
+    const shown = result.chat_id ? { ...result, chat_id: maskPhones(result.chat_id) } : result;
+    print(io, values.json, { ok: true, ...shown, ...(status && { status }) }, () =>
       status ? [`status: ${status}`] : [],
     );
     return EXIT.ok;

@@ -70,6 +70,16 @@ describe('messaging-gateway against the fake gateway', () => {
     expect(refused.stderr).toMatch(/^GatewayValidationError: .*chat_type/m);
   });
 
+  it("send to a phone prints only the phone's last 4 digits, in text and in --json", async () => {
+    const args = ['send', '--channel', channelId, '--to', 'whatsapp:79001234567', '--text', 'Hi'];
+    const text = await bin(args);
+    const json = await bin([...args, '--json']);
+    expect([text.code, json.code]).toEqual([0, 0]);
+    expect(text.stdout).toMatch(/chat_id …4567/);
+    expect(JSON.parse(json.stdout).chat_id).toBe('…4567');
+    expect(text.stdout + text.stderr + json.stdout + json.stderr).not.toContain('79001234567');
+  });
+
   it('webhooks ensure, list and remove (golden); the URL query is never printed in text', async () => {
     const url = `${env.RECEIVER}/hooks?secret=s3cret`;
     await golden('webhooks-ensure', [
