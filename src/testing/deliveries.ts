@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sleep } from '../internal/sleep.js';
 import type { FakeState, FakeV3Settings } from './state.js';
 
 /** One webhook delivery the fake gateway made. */
@@ -111,7 +112,8 @@ export class Deliverer {
 
   /** Waits one step of a life cycle; false when the fake was reset or closed meanwhile. */
   async step(epoch: number): Promise<boolean> {
-    await new Promise((r) => setTimeout(r, this.stepMs));
+    // close() ends the wait at once: a long stepMs must not hold close() for a step.
+    await sleep(this.stepMs, this.#abort.signal).catch(() => {});
     return epoch === this.epoch;
   }
 

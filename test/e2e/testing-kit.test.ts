@@ -234,3 +234,13 @@ describe('what the fake records', () => {
     await expect(client.webhooks.list()).resolves.toEqual([]);
   });
 });
+
+describe('close()', () => {
+  it('returns at once while a life cycle waits out a long stepMs', async () => {
+    const slow = await createFakeGateway({ stepMs: 60_000 });
+    await clientFor(slow).messages.send(to('79001234567')); // its statuses wait a step each
+    const t0 = performance.now();
+    await slow.close();
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+});
