@@ -1,10 +1,10 @@
 import type { GatewayClient } from '../client.js';
+import { maskPhones } from '../core/logger.js';
 import { DeliveryTracker } from '../tracking/delivery-tracker.js';
 import type { FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { parsePort, type Receiver, startReceiver } from './receiver.js';
-import { maskPhones } from '../core/logger.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
 /** The statuses `--wait` takes (spec: message statuses, in their order). */
