@@ -4,7 +4,7 @@
 // and the focus stay where they are when a snapshot arrives.
 
 const PAGE_TOKEN = document.querySelector('meta[name="inbox-token"]').content;
-const TICKS = { accepted: '🕓', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '✕' };
+const TICKS = { accepted: '○', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '✕' };
 const REASONS = [
   'bad_contact',
   'network_error',

@@ -46,11 +46,18 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
   const act = async (req: IncomingMessage, res: ServerResponse, name: string) => {
     const action = ACTIONS[name];
     if (!action) return json(res, 404, { error: 'no such inbox action' });
+    let body: unknown;
     try {
-      const made = await action(simulate, await readJson(req, MAX_ACTION_BYTES));
+      body = await readJson(req, MAX_ACTION_BYTES);
+    } catch {
+      return json(res, 400, { error: `the body must be JSON of at most ${MAX_ACTION_BYTES} bytes` });
+    }
+    try {
+      const made = await action(simulate, body);
       json(res, 200, { deliveries: made.map(({ kind, status }) => ({ kind, status })) });
     } catch (error) {
-      const status = error instanceof ActionError ? error.status : error instanceof SyntaxError ? 400 : 409;
+      // simulate refuses an unknown id or a channel not waiting for a scan: the state conflicts
+      const status = error instanceof ActionError ? error.status : 409;
       json(res, status, { error: error instanceof Error ? error.message : 'refused' });
     }
   };
