@@ -65,7 +65,9 @@ function chatsOf(state: FakeState): InboxSnapshot['chats'] {
   for (const r of state.received.values()) {
     const { message_id, channel_id, chat_id, chat_type, receivedAt } = r;
     const base = { message_id, channel_id, chat_id, chat_type, request_id: null, reason: null };
-    all.push({ ...base, direction: 'in', text: clip(r.text), at: receivedAt, status: 'inbound' });
+    // simulate.inbound takes a text or an attachment
+    const text = clip(r.text) || '[attachment]';
+    all.push({ ...base, direction: 'in', text, at: receivedAt, status: 'inbound' });
   }
   all.sort((a, b) => a.at - b.at);
   const chats = new Map<string, InboxSnapshot['chats'][number]>();
