@@ -291,5 +291,7 @@ events.addEventListener('snapshot', (event) => {
   render(JSON.parse(event.data));
 });
 events.addEventListener('error', () => {
-  byId('live').textContent = 'reconnecting…';
+  // a restarted fake has a new page token: the browser gives up, and a reload gets the new one
+  const closed = events.readyState === EventSource.CLOSED;
+  byId('live').textContent = closed ? 'disconnected: reload the page' : 'reconnecting…';
 });
