@@ -147,7 +147,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** The bin as npm installs it: --help, decode of a built delivery, and fake-gateway answering. */
+/** The bin as npm installs it: --help, decode of a built delivery, fake-gateway answering and serving its inbox. */
 async function checkBin(dir) {
   const bin = join(dir, 'node_modules/.bin/messaging-gateway');
   const help = execFileSync(bin, ['--help'], { cwd: dir, encoding: 'utf8' });
@@ -166,13 +166,22 @@ async function checkBin(dir) {
       child.stdout.once('data', (chunk) => resolve(String(chunk).split('\n')[0]));
       child.once('exit', (code) => reject(new Error(`fake-gateway exited ${code}`)));
     });
-    const { url, token } = JSON.parse(first);
+    const { url, token, inbox } = JSON.parse(first);
     const res = await fetch(`${url}/v2/channels`, { headers: { authorization: `Bearer ${token}` } });
     if (res.status !== 200) throw new Error(`fake-gateway answered ${res.status}`);
+    // The inbox page ships inside dist/ (embedded at build): the page, its script and its style.
+    const page = await (await fetch(inbox)).text();
+    if (!page.includes('<title>Inbox') || !page.includes('/_inbox/inbox.js'))
+      throw new Error('no inbox page');
+    for (const file of ['inbox.js', 'inbox.css']) {
+      const asset = await fetch(`${url}/_inbox/${file}`);
+      if (asset.status !== 200 || (await asset.text()).length < 500)
+        throw new Error(`inbox ${file}: ${asset.status}`);
+    }
   } finally {
     child.kill('SIGINT');
   }
-  console.log('bin messaging-gateway: --help, trigger --list, decode and fake-gateway: ok');
+  console.log('bin messaging-gateway: --help, trigger --list, decode, fake-gateway and its inbox page: ok');
 }
 
 /**

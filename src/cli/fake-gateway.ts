@@ -31,13 +31,17 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
     ...(values['api-key'] && { apiKey: values['api-key'] }),
     ...(values['crm-key'] && { crmKey: values['crm-key'] }),
     repeats: values.repeats ?? false,
+    // A person drives the connection from the inbox page: each QR waits for its Scan button.
+    autoScan: false,
     ...(!values.quiet && { onRequest: log }),
     ...(values.record && { onDelivery: recorder(values.record) }),
   });
   const { url, token, apiKey } = gateway;
-  if (values.json) io.out(JSON.stringify({ url, token, apiKey }));
+  const inbox = `${url}/`;
+  if (values.json) io.out(JSON.stringify({ url, token, apiKey, inbox }));
   else {
     io.out(`fake gateway on ${url} (API v2 and v3)`);
+    io.out(`  inbox: ${inbox} (open it in a browser: channels, chats, deliveries; write as the customer)`);
     io.out(`  GATEWAY_BASE_URL=${url}`);
     io.out(`  GATEWAY_TOKEN=${token}`);
     io.out(`  GATEWAY_API_KEY=${apiKey}`);

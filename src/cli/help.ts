@@ -98,7 +98,10 @@ ${SERVICE_HELP}`,
   'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]
 
 Runs a fake of the gateway (API v2 and v3) on 127.0.0.1 until stopped (Ctrl-C), and prints its
-address, token and API key, then one line per request it answers.
+address, token and API key, then one line per request it answers. Its address is also the inbox
+page: open it in a browser to see the channels (and scan a channel's QR: the fake waits for it),
+the chats with each message's status, the subscriptions and every request and delivery, and to
+write to your CRM as the customer.
 
 Options:
   --port N       port on 127.0.0.1 (default: a free port)
@@ -108,7 +111,7 @@ Options:
   --repeats      deliver every webhook twice, as the service may
   --record DIR   save every delivery it sends in DIR: 0001-<kind>.json, the raw body (what
                  decode and replay read), and 0001-<kind>.meta.json, its URL query and headers
-  --json         print JSON lines: first { url, token, apiKey }, then { method, path, status } per request
+  --json         print JSON lines: first { url, token, apiKey, inbox }, then { method, path, status } per request
   --quiet        print only the first line, not one per request
   --help         show this help`,
 

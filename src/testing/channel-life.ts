@@ -53,10 +53,10 @@ export function qrText(channelId: string, n: number): string {
 /** Delivers a new QR of the channel (v2 channel.qr_update, v3 channelsUpdates state qr). */
 async function deliverQr(d: Deliverer, channel: FakeChannel, n: number): Promise<void> {
   const { channel_id, transport } = channel;
-  channel.qrShown = true;
   const png = qrPng(qrText(channel_id, n)).toString('base64');
+  Object.assign(channel, { qrShown: true, qr: `data:image/png;base64,${png}` });
   const platform = transport === 'tgapi' ? 'telegram_api' : transport;
-  const qr = { channel_id, qr_code: `data:image/png;base64,${png}`, platform };
+  const qr = { channel_id, qr_code: channel.qr, platform };
   const v3 = { channelId: channel_id, state: 'qr', qr: png, timestamp: Date.now() };
   await Promise.all([d.v2('channel.qr_update', [qr]), d.send({ channelsUpdates: [v3] })]);
 }

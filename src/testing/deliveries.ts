@@ -81,6 +81,8 @@ export class Deliverer {
 
   /** Delivers any body: a v2 one to the subscribers of its event, a v3 one to the v3 address if its switch is on. */
   send(body: Record<string, unknown>): Promise<DeliveryRecord[]> {
+    // every change of a message or a channel is delivered through here, subscribers or not
+    this.#state.changed();
     if (typeof body.event === 'string') {
       const urls = [...this.#state.subscriptions.values()].filter((s) => s.event === body.event);
       return this.#all(urls.map((s) => ({ api: 'v2', kind: body.event as string, url: s.url, body })));
@@ -149,6 +151,7 @@ export class Deliverer {
     const record: DeliveryRecord = { ...target, status: undefined, repeat };
     this.records.push(record);
     if (this.records.length > this.#state.maxRecords) this.records.shift();
+    this.#state.changed();
     return record;
   }
 
@@ -172,6 +175,7 @@ export class Deliverer {
         return res.status;
       })
       .catch(() => 0); // spec: the service's retry policy is not shown, so nothing is retried
+    this.#state.changed();
     try {
       this.#onDelivery?.(record, { body, headers });
     } catch {

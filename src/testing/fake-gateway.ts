@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { channelLife, QR_TRANSPORTS, setChannelStatus } from './channel-life.js';
 import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveries.js';
 import { fail } from './http-utils.js';
+import { LiveUpdates } from './inbox/live-updates.js';
+import { inboxRoutes } from './inbox/route.js';
+import { inboxSnapshot } from './inbox/snapshot.js';
 import { messageLife } from './lifecycles.js';
 import { FixedWindow } from './rate-limit.js';
 import { type FailAnswer, type RecordedRequest, RequestGate } from './requests.js';
@@ -52,7 +55,10 @@ export interface FakeGatewayOptions extends DeliveryOptions {
 
 /** A running fake gateway: API v2 and v3 of the service on 127.0.0.1, with state. */
 export interface FakeGateway {
-  /** The base address of API v2 and v3, e.g. `http://127.0.0.1:54321`. */
+  /**
+   * The base address of API v2 and v3, e.g. `http://127.0.0.1:54321`; `url + '/'` is the inbox
+   * page, which shows in a browser what the fake holds and lets a person act as the customer.
+   */
   readonly url: string;
   /** The v2 token it accepts. */
   readonly token: string;
@@ -104,8 +110,12 @@ function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, optio
     channelActivated: (c) => void deliverer.track(setChannelStatus(deliverer, c, 'active', null)),
     channelDeleted: (id) => void deliverer.v2('channel.delete', [{ channel_id: id, timestamp: Date.now() }]),
   };
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, inbox: InboxRoute) => {
     const url = new URL(req.url ?? '/', 'http://fake-gateway');
+    // the inbox page is not the API: not recorded, not rate-limited, no API token
+    const served = inbox(req, res, url);
+    if (served !== false) return served;
+    res.once('close', () => state.changed());
     const { record, pending } = await gate.admit(req, res, url);
     if (!pending) return;
     const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
@@ -123,6 +133,8 @@ function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, optio
   };
   return { token, apiKey, handle };
 }
+
+type InboxRoute = ReturnType<typeof inboxRoutes>;
 
 /**
  * Starts a fake of the messaging gateway on 127.0.0.1 for tests: real HTTP, API v2 and v3 as the
@@ -145,8 +157,13 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
   const limiter = limit ? new FixedWindow(limit.requests, limit.intervalMs) : undefined;
   const gate = new RequestGate(limiter, maxRecords, options.onRequest);
   const { token, apiKey, handle } = router(state, deliverer, gate, options);
+  const simulate = simulator(state, deliverer);
+  const live = new LiveUpdates(() => inboxSnapshot(state, deliverer.records, gate.records));
+  state.onChange = () => live.changed();
+  let port = 0;
+  const inbox = inboxRoutes(simulate, live, () => port);
   const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
+    handle(req, res, inbox).catch(() => {
       if (!res.headersSent) fail(res, 500, 'internal', 'the fake gateway failed');
     });
   });
@@ -154,8 +171,8 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
-  const { port } = server.address() as AddressInfo;
-  const parts = { state, deliverer, gate, limiter, server };
+  port = (server.address() as AddressInfo).port;
+  const parts = { state, deliverer, gate, limiter, server, simulate, live };
   const base = { url: `http://127.0.0.1:${port}`, token, apiKey, ...controls(parts) };
   // Descriptors, not a spread: a spread would read the getters once and drop the setter.
   return Object.defineProperties(base, Object.getOwnPropertyDescriptors(views(parts))) as FakeGateway;
@@ -167,6 +184,8 @@ interface Parts {
   gate: RequestGate;
   limiter: FixedWindow | undefined;
   server: Server;
+  simulate: FakeGatewaySimulate;
+  live: LiveUpdates;
 }
 
 /** What a test reads: records and state, live. */
@@ -190,9 +209,9 @@ function views({ state, deliverer, gate }: Parts) {
 }
 
 /** What a test does to the fake. */
-function controls({ state, deliverer, gate, limiter, server }: Parts) {
+function controls({ state, deliverer, gate, limiter, server, simulate, live }: Parts) {
   return {
-    simulate: simulator(state, deliverer),
+    simulate,
     failNext(method: string, path: string, answer: FailAnswer) {
       gate.failures.push({ times: 1, ...answer, method: method.toUpperCase(), path });
     },
@@ -205,6 +224,7 @@ function controls({ state, deliverer, gate, limiter, server }: Parts) {
       limiter?.reset();
     },
     async close() {
+      live.close();
       state.timers.clear();
       deliverer.stop();
       await deliverer.drain();

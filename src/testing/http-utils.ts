@@ -4,13 +4,13 @@ import { isRecord } from '../internal/is-record.js';
 /** Largest request body the fake gateway reads (bytes). */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-/** Reads a request body as JSON (undefined when empty); bounded to 5 MiB. */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** Reads a request body as JSON (undefined when empty); bounded to `maxBytes` (5 MiB). */
+export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    if (size > maxBytes) throw new Error('body too large');
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

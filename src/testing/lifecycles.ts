@@ -21,6 +21,7 @@ export function deliverStatus(
   reason: string | null,
 ): Promise<DeliveryRecord[]> {
   m.status = status;
+  m.reason = reason;
   const items = statusItems(m, status, reason);
   return both(d, 'message.status_update', items.v2, items.v3 && { statuses: [items.v3] });
 }

@@ -21,7 +21,7 @@ export interface V2Effects {
 }
 
 /** A channel as the API answers it: without what the fake keeps for itself. */
-const shown = ({ qrShown: _q, password: _p, ...channel }: FakeChannel) => channel;
+const shown = ({ qrShown: _q, password: _p, qr: _qr, ...channel }: FakeChannel) => channel;
 
 /** Everything a route needs. */
 export interface RouteContext {
@@ -83,6 +83,8 @@ function send({ res, state, effects, body }: RouteContext): true {
     chat_id: chatId,
     channel_id: body.channel_id,
     status: 'accepted',
+    reason: null,
+    sentAt: Date.now(),
     body,
   };
   state.addMessage(message);

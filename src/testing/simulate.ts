@@ -52,7 +52,10 @@ export interface FakeGatewaySimulate {
 export function simulator(state: FakeState, deliverer: Deliverer): FakeGatewaySimulate {
   return {
     async inbound(message) {
-      const items = inboundItems({ ...message, message_id: message.message_id ?? randomUUID() });
+      const message_id = message.message_id ?? randomUUID();
+      const { channel_id, chat_id, chat_type = 'whatsapp', text = '' } = message;
+      state.addReceived({ message_id, channel_id, chat_id, chat_type, text, receivedAt: Date.now() });
+      const items = inboundItems({ ...message, message_id });
       const made = await Promise.all([
         deliverer.v2('message.add', [items.v2]),
         deliverer.send({ messages: [items.v3] }),

@@ -18,6 +18,8 @@ export interface FakeChannel {
   qrShown?: boolean;
   /** The 2FA password set by `simulate.scan`. Not part of the API answer. */
   password?: string;
+  /** The QR last shown, as a `data:image/png;base64,` URL. Not part of the API answer. */
+  qr?: string;
 }
 
 /** Timers of the channels' QRs, by channel id: cleared on a scan, a reset and close. */
@@ -46,7 +48,22 @@ export interface FakeMessage {
   channel_id: string;
   /** The last status it reached. */
   status: string;
+  /** The reason of a `failed` status; null otherwise. */
+  reason?: string | null;
+  /** When the fake accepted it (ms since the epoch). */
+  sentAt?: number;
   body: Record<string, unknown>;
+}
+
+/** A message a contact wrote (`simulate.inbound`), as the inbox page shows it. */
+export interface ReceivedMessage {
+  message_id: string;
+  channel_id: string;
+  chat_id: string;
+  chat_type: string;
+  text: string;
+  /** When it was simulated (ms since the epoch). */
+  receivedAt: number;
 }
 
 /** A v2 webhook subscription. */
@@ -88,18 +105,29 @@ export class FakeState {
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly subscriptions = new Map<string, FakeSubscription>();
+  /** Messages from contacts, by message_id (the inbox page's chats show them). */
+  readonly received = new Map<string, ReceivedMessage>();
   v3Settings: FakeV3Settings = initialV3();
   readonly timers = new ChannelTimers();
+  /** Called after anything here changed (the inbox page listens); set by the inbox. */
+  onChange: () => void = () => {};
 
   constructor(readonly maxRecords: number) {}
+
+  /** Tells the listener that something changed. */
+  changed(): void {
+    this.onChange();
+  }
 
   /** Forgets everything. */
   reset(): void {
     this.channels.clear();
     this.messages.clear();
     this.subscriptions.clear();
+    this.received.clear();
     this.timers.clear();
     this.v3Settings = initialV3();
+    this.changed();
   }
 
   /** A new channel in `init`, waiting for its QR (or active at once for bot tokens). */
@@ -125,6 +153,11 @@ export class FakeState {
   /** Stores an accepted message. */
   addMessage(message: FakeMessage): void {
     setBounded(this.messages, message.message_id, message, this.maxRecords);
+  }
+
+  /** Stores a message from a contact. */
+  addReceived(message: ReceivedMessage): void {
+    setBounded(this.received, message.message_id, message, this.maxRecords);
   }
 
   /** The message a send's `request_id` named, if the fake still holds it. */

@@ -160,4 +160,35 @@ describe('messaging-gateway fake-gateway', () => {
     }
     expect(await exited).toBe(0);
   });
+
+  it('prints its inbox page, and leaves each QR for the inbox to scan (autoScan off)', async () => {
+    const child = spawn(process.execPath, [...CLI, 'fake-gateway', '--json', '--quiet'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const lines = createInterface({ input: child.stdout });
+    try {
+      const started = JSON.parse(await new Promise<string>((resolve) => lines.once('line', resolve)));
+      expect(started.inbox).toBe(`${started.url}/`);
+      const page = await (await fetch(started.inbox)).text();
+      expect(page).toContain('<title>Inbox');
+      const pageToken = /name="inbox-token" content="([^"]+)"/.exec(page)?.[1] as string;
+      const client = new GatewayClient({ baseUrl: started.url, token: started.token });
+      const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+      const id = created?.channel_id as string;
+      // with autoScan the fake scans a step (10 ms) after the QR; this one still waits well after
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await client.channels.get(id)).toMatchObject({ status: 'init', reason: 'qr' });
+      const scan = await fetch(`${started.url}/_inbox/scan`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-inbox-token': pageToken },
+        body: JSON.stringify({ channel_id: id }),
+      });
+      expect(scan.status).toBe(200);
+      expect(await client.channels.get(id)).toMatchObject({ status: 'active' });
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  });
 });

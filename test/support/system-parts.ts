@@ -30,23 +30,30 @@ export const PARTS = {
   },
 } as const satisfies Record<string, SystemPart>;
 
-const found = new Map<string, boolean>();
+const found = new Map<string, string | undefined>();
 
-/** Whether `command` is an executable on PATH (looked up once per process). */
-export function hasCommand(command: string): boolean {
-  let present = found.get(command);
-  if (present === undefined) {
-    present = (process.env.PATH ?? '').split(delimiter).some((dir) => {
-      try {
-        accessSync(join(dir, command), constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    found.set(command, present);
+/** The path of `command`'s executable on PATH, or undefined (looked up once per process). */
+export function findCommand(command: string): string | undefined {
+  if (!found.has(command)) {
+    const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+    const path = dirs
+      .map((dir) => join(dir, command))
+      .find((file) => {
+        try {
+          accessSync(file, constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+    found.set(command, path);
   }
-  return present;
+  return found.get(command);
+}
+
+/** Whether `command` is an executable on PATH. */
+export function hasCommand(command: string): boolean {
+  return findCommand(command) !== undefined;
 }
 
 /**

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { json, readJson } from '../http-utils.js';
+import type { FakeGatewaySimulate } from '../simulate.js';
+import { ACTIONS, ActionError } from './actions.js';
+import { INBOX_FILES } from './assets.js';
+import { refusal } from './guard.js';
+import type { LiveUpdates } from './live-updates.js';
+
+/** Where the page's own files, events and actions live; `/` is the page. */
+export const INBOX_PREFIX = '/_inbox/';
+/** Largest action body read (bytes): a customer's text and a few ids. */
+const MAX_ACTION_BYTES = 64 * 1024;
+
+// The page loads only its own script and style, shows QR codes from data URLs, talks only to the
+// fake, and may not be framed (no clickjacking of its buttons).
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; " +
+    "form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+const TYPES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'inbox.css': 'text/css; charset=utf-8',
+  'inbox.js': 'text/javascript; charset=utf-8',
+};
+
+function file(res: ServerResponse, name: keyof typeof INBOX_FILES, text: string): void {
+  res.writeHead(200, {
+    ...PAGE_HEADERS,
+    'content-type': TYPES[name] as string,
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** The inbox page's routes on the fake gateway's server (they bypass the API's records and limits). */
+export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, port: () => number) {
+  // Per gateway: only a page served by this fake (same origin) can read it and send actions.
+  const pageToken = randomUUID();
+  const page = INBOX_FILES['index.html'].replace('{{PAGE_TOKEN}}', pageToken);
+  const act = async (req: IncomingMessage, res: ServerResponse, name: string) => {
+    const action = ACTIONS[name];
+    if (!action) return json(res, 404, { error: 'no such inbox action' });
+    let body: unknown;
+    try {
+      body = await readJson(req, MAX_ACTION_BYTES);
+    } catch {
+      return json(res, 400, { error: `the body must be JSON of at most ${MAX_ACTION_BYTES} bytes` });
+    }
+    try {
+      const made = await action(simulate, body);
+      json(res, 200, { deliveries: made.map(({ kind, status }) => ({ kind, status })) });
+    } catch (error) {
+      // simulate refuses an unknown id or a channel not waiting for a scan: the state conflicts
+      const status = error instanceof ActionError ? error.status : 409;
+      json(res, status, { error: error instanceof Error ? error.message : 'refused' });
+    }
+  };
+
+  /** Answers `req` when it is the inbox's; false leaves it to the API. */
+  return function route(req: IncomingMessage, res: ServerResponse, url: URL): boolean | Promise<void> {
+    const { pathname } = url;
+    if (pathname !== '/' && !pathname.startsWith(INBOX_PREFIX)) return false;
+    const name = pathname.slice(INBOX_PREFIX.length);
+    const isAction = req.method === 'POST';
+    const refused = refusal(req, port(), pageToken, isAction);
+    if (refused) {
+      json(res, 403, { error: refused });
+      return true;
+    }
+    if (isAction) return act(req, res, name);
+    if (req.method !== 'GET') json(res, 405, { error: 'GET or POST' });
+    else if (pathname === '/') file(res, 'index.html', page);
+    else if (name === 'inbox.css' || name === 'inbox.js') file(res, name, INBOX_FILES[name]);
+    else if (name === 'events' && url.searchParams.get('t') === pageToken) live.listen(res);
+    else if (name === 'events') json(res, 403, { error: 'the page token is missing or wrong' });
+    else json(res, 404, { error: 'not found' });
+    return true;
+  };
+}

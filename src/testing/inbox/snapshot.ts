@@ -1,0 +1,125 @@
+import type { DeliveryRecord } from '../deliveries.js';
+import type { RecordedRequest } from '../requests.js';
+import type { FakeState } from '../state.js';
+
+/** How much of each list one snapshot holds (newest kept): the page is for a person to read. */
+export const SNAPSHOT_LIMITS = { channels: 100, messages: 500, log: 100, textChars: 4096 } as const;
+
+/** One message of a chat as the inbox page shows it. */
+export interface InboxMessage {
+  message_id: string;
+  /** `out`: the CRM sent it; `in`: the customer wrote it. */
+  direction: 'out' | 'in';
+  /** For `out`: what `simulate.status` takes. */
+  request_id: string | null;
+  text: string;
+  /** ms since the epoch. */
+  at: number;
+  /** For `out`: accepted, sent, delivered, read or failed; `in`: inbound. */
+  status: string;
+  reason: string | null;
+}
+
+/** What the inbox page renders; sent whole on each change. */
+export interface InboxSnapshot {
+  channels: {
+    channel_id: string;
+    transport: string;
+    name: string;
+    status: string;
+    reason: string | null;
+    qr: string | null;
+  }[];
+  chats: { channel_id: string; chat_id: string; chat_type: string; messages: InboxMessage[] }[];
+  subscriptions: { id: string; event: string; url: string }[];
+  v3: { url: string | null; switches: string[] };
+  requests: { method: string; path: string; status: number }[];
+  deliveries: { api: string; kind: string; url: string; status: number | null; repeat: boolean }[];
+}
+
+/** An address with every query value replaced by `…`: subscribed URLs carry secrets. */
+export function withoutQueryValues(address: string): string {
+  const at = address.indexOf('?');
+  if (at < 0) return address;
+  const keys = address
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => `${pair.split('=')[0]}=…`);
+  return `${address.slice(0, at)}?${keys.join('&')}`;
+}
+
+const clip = (text: unknown) => (typeof text === 'string' ? text.slice(0, SNAPSHOT_LIMITS.textChars) : '');
+const newest = <T>(list: readonly T[], n: number) => list.slice(Math.max(0, list.length - n));
+
+function chatsOf(state: FakeState): InboxSnapshot['chats'] {
+  const all: (InboxMessage & { channel_id: string; chat_id: string; chat_type: string })[] = [];
+  for (const m of state.messages.values()) {
+    const recipient = (m.body.recipient ?? {}) as Record<string, unknown>;
+    const { message_id, request_id, channel_id, chat_id, status } = m;
+    const chat_type = typeof recipient.chat_type === 'string' ? recipient.chat_type : 'whatsapp';
+    const text =
+      clip(m.body.text) || (m.body.attachment ? '[attachment]' : m.body.template ? '[template]' : '');
+    const base = { message_id, request_id, channel_id, chat_id, chat_type, status };
+    all.push({ ...base, direction: 'out', text, at: m.sentAt ?? 0, reason: m.reason ?? null });
+  }
+  for (const r of state.received.values()) {
+    const { message_id, channel_id, chat_id, chat_type, receivedAt } = r;
+    const base = { message_id, channel_id, chat_id, chat_type, request_id: null, reason: null };
+    // simulate.inbound takes a text or an attachment
+    const text = clip(r.text) || '[attachment]';
+    all.push({ ...base, direction: 'in', text, at: receivedAt, status: 'inbound' });
+  }
+  all.sort((a, b) => a.at - b.at);
+  const chats = new Map<string, InboxSnapshot['chats'][number]>();
+  for (const { channel_id, chat_id, chat_type, ...message } of newest(all, SNAPSHOT_LIMITS.messages)) {
+    const key = `${channel_id}\n${chat_id}`;
+    const chat = chats.get(key) ?? { channel_id, chat_id, chat_type, messages: [] };
+    chats.set(key, chat);
+    chat.messages.push(message);
+  }
+  return [...chats.values()];
+}
+
+/** The state of the fake as the inbox page shows it: bounded, secrets and tokens left out. */
+export function inboxSnapshot(
+  state: FakeState,
+  deliveries: readonly DeliveryRecord[],
+  requests: readonly RecordedRequest[],
+): InboxSnapshot {
+  const channels = newest([...state.channels.values()], SNAPSHOT_LIMITS.channels).map((c) => ({
+    channel_id: c.channel_id,
+    transport: c.transport,
+    name: c.name,
+    status: c.status,
+    reason: c.reason,
+    qr: c.status === 'init' && c.reason === 'qr' ? (c.qr ?? null) : null,
+  }));
+  const { webhooksUri, subscriptions: switches } = state.v3Settings;
+  return {
+    channels,
+    chats: chatsOf(state),
+    subscriptions: [...state.subscriptions.values()].map(({ id, event, url }) => ({
+      id,
+      event,
+      url: withoutQueryValues(url),
+    })),
+    v3: {
+      url: webhooksUri === null ? null : withoutQueryValues(webhooksUri),
+      switches: Object.entries(switches)
+        .filter(([, on]) => on)
+        .map(([name]) => name),
+    },
+    requests: newest(requests, SNAPSHOT_LIMITS.log).map(({ method, path, status }) => ({
+      method,
+      path,
+      status,
+    })),
+    deliveries: newest(deliveries, SNAPSHOT_LIMITS.log).map(({ api, kind, url, status, repeat }) => ({
+      api,
+      kind,
+      url: withoutQueryValues(url),
+      status: status ?? null,
+      repeat,
+    })),
+  };
+}

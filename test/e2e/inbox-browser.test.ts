@@ -1,0 +1,234 @@
+// The fake gateway's inbox page in a real headless Chromium (Debian's, driven by playwright-core):
+// what the SDK did shows up live, and the page's buttons and boxes act as the customer through
+// the fake, up to a real WebhookHandler on 127.0.0.1. Screenshots of each state go to .tmp/.
+import { mkdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { GatewayClient } from 'messaging-gateway-sdk';
+import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
+import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen } from '../support/servers.js';
+import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
+
+// Once per CI run (the Node 24 pass), as the framework tests.
+const skip = skipWithout(PARTS.chromium, 'SKIP_FRAMEWORK_TESTS');
+const SECRET = 'inbox-secret';
+const SHOTS = new URL('../../.tmp/', import.meta.url);
+// Set to refresh the README's screenshot: UPDATE_DOCS_SCREENSHOT=1 npx vitest run test/e2e/inbox-browser.test.ts
+const DOCS_SHOT = new URL('../../docs/images/inbox.png', import.meta.url);
+
+let browser: Browser;
+let page: Page;
+let gateway: FakeGateway;
+let client: GatewayClient;
+let closeReceiver: () => Promise<void>;
+let receiverUrl: string;
+const received: { kind: string; text?: string; status?: string; reason?: string | null }[] = [];
+
+/** Waits until `received` holds an item matching `match`. */
+async function delivered(match: (item: (typeof received)[number]) => boolean) {
+  await expect.poll(() => received.some(match), { timeout: 5000 }).toBe(true);
+}
+
+const shot = (name: string) =>
+  page.screenshot({ path: new URL(`inbox-${name}.png`, SHOTS).pathname, fullPage: true });
+
+async function send(text: string, chat_id = '79001234567') {
+  const { request_id } = await client.messages.send({
+    channel_id: 'ch-main',
+    recipient: { chat_type: 'whatsapp', chat_id },
+    text,
+  });
+  const message = [...gateway.messages.values()].find((m) => m.request_id === request_id);
+  return { request_id, message_id: message?.message_id as string };
+}
+
+const bubble = (messageId: string, status?: string) =>
+  `[data-message="${messageId}"]${status ? `[data-status="${status}"]` : ''}`;
+
+describe.skipIf(skip)('the inbox page, in a headless browser', () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const hooks = new WebhookHandler({ secret: SECRET });
+    hooks.on('message.add', (w) => {
+      for (const item of w.data) received.push({ kind: 'message.add', text: item.text ?? undefined });
+    });
+    hooks.on('message.status_update', (w) => {
+      for (const { status, reason } of w.data) received.push({ kind: 'status', status, reason });
+    });
+    const receiver = await listen(createServer(createNodeMiddleware(hooks)));
+    closeReceiver = receiver.close;
+    receiverUrl = receiver.url;
+    gateway = await createFakeGateway({ autoScan: false, autoStatuses: false, stepMs: 1 });
+    client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, apiKey: gateway.apiKey });
+    await client.webhooks.ensure(`${receiverUrl}/hooks?secret=${SECRET}`, [
+      'message.add',
+      'message.status_update',
+    ]);
+    browser = await chromium.launch({
+      executablePath: findCommand(PARTS.chromium.command) ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    page.setDefaultTimeout(5000);
+    await page.goto(`${gateway.url}/`);
+    await page.waitForSelector('#live:text("live")');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+    await closeReceiver?.();
+  });
+
+  it('shows a message the SDK sent in its chat, its ticks advancing from simulate and from its buttons', async () => {
+    const { request_id, message_id } = await send('Your order #1042 is ready');
+    await page.waitForSelector(bubble(message_id, 'accepted'));
+    expect(await page.textContent(`${bubble(message_id)} .text`)).toBe('Your order #1042 is ready');
+    await gateway.simulate.status(request_id, 'sent');
+    await page.waitForSelector(bubble(message_id, 'sent'));
+    expect(await page.textContent(`${bubble(message_id)} .ticks`)).toBe('✓');
+    await shot('sent');
+
+    await page.click(`${bubble(message_id)} button:text-is("Delivered")`);
+    await page.waitForSelector(bubble(message_id, 'delivered'));
+    expect(await page.textContent(`${bubble(message_id)} .ticks`)).toBe('✓✓');
+    await delivered((r) => r.kind === 'status' && r.status === 'delivered');
+
+    await page.click(`${bubble(message_id)} button:text-is("Read")`);
+    await page.waitForSelector(bubble(message_id, 'read'));
+    await delivered((r) => r.kind === 'status' && r.status === 'read');
+    const color = await page.$eval(`${bubble(message_id)} .ticks`, (e) => getComputedStyle(e).color);
+    expect(color).toBe('rgb(10, 102, 194)'); // read: blue ticks
+    await shot('read');
+  });
+
+  it('fails a message with the reason chosen on the page, which the receiver gets', async () => {
+    const { request_id, message_id } = await send('A second message', '79001112233');
+    await gateway.simulate.status(request_id, 'delivered');
+    await page.waitForSelector(bubble(message_id, 'delivered'));
+    await page.selectOption(`${bubble(message_id)} select[name="reason"]`, 'chat_is_blocked');
+    await page.click(`${bubble(message_id)} button:text-is("Failed")`);
+    await page.waitForSelector(bubble(message_id, 'failed'));
+    expect(await page.textContent(`${bubble(message_id)} .state`)).toBe('failed: chat_is_blocked');
+    await delivered((r) => r.status === 'failed' && r.reason === 'chat_is_blocked');
+    await shot('failed');
+  });
+
+  it("delivers what is typed as the customer (keyboard only) to the CRM's handler as message.add", async () => {
+    const chat = '[data-chat="79001234567"]';
+    await page.focus(`${chat} textarea`);
+    await page.keyboard.type('Thanks, I will pick it up at 5');
+    await page.keyboard.press('Tab'); // to "Send as the customer"
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Send as the customer');
+    await page.keyboard.press('Enter');
+    await delivered((r) => r.kind === 'message.add' && r.text === 'Thanks, I will pick it up at 5');
+    await page.waitForSelector(`${chat} .msg.in .text:text-is("Thanks, I will pick it up at 5")`);
+    expect(await page.inputValue(`${chat} textarea`)).toBe('');
+    await shot('customer');
+  });
+
+  it('shows the QR of a channel being connected; Scan makes it active', async () => {
+    const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+    const card = `[data-channel="${created?.channel_id}"]`;
+    await page.waitForSelector(`${card} .qr img[src^="data:image/png;base64,"]`);
+    await shot('qr');
+    if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+      await page.setViewportSize({ width: 900, height: 800 });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: DOCS_SHOT.pathname });
+      await page.setViewportSize({ width: 1100, height: 800 });
+      expect(statSync(DOCS_SHOT).size).toBeLessThan(150 * 1024);
+    }
+    await page.click(`${card} button:text-is("Scan")`);
+    await page.waitForSelector(`${card}[data-status="active"]`);
+    expect(gateway.channels.get(created?.channel_id as string)?.status).toBe('active');
+    expect(await page.isVisible(`${card} .qr`)).toBe(false);
+    await shot('active');
+  });
+
+  it('scans with a 2FA password: the channel waits for the CRM to send it, then goes active', async () => {
+    const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+    const id = created?.channel_id as string;
+    const card = `[data-channel="${id}"]`;
+    await page.waitForSelector(`${card} .qr img`);
+    await page.fill(`${card} input[type="password"]`, 'cloud-pass');
+    await page.click(`${card} button:text-is("Scan with this 2FA password")`);
+    await page.waitForSelector(`${card} .badge:text("waiting for the CRM to send the 2FA password")`);
+    await shot('2fa');
+    await expect(
+      client.channels.submit2fa(id, { two_factor_code: 'wrong', transport: 'whatsapp' }),
+    ).rejects.toThrow();
+    await client.channels.submit2fa(id, { two_factor_code: 'cloud-pass', transport: 'whatsapp' });
+    await page.waitForSelector(`${card}[data-status="active"]`);
+  });
+
+  it('scans from a foreign phone: the channel goes disabled / foreignphone', async () => {
+    const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+    const card = `[data-channel="${created?.channel_id}"]`;
+    await page.waitForSelector(`${card} .qr img`);
+    await page.click(`${card} button:text-is("Scan from a foreign phone")`);
+    await page.waitForSelector(`${card} .badge:text("disabled: foreignphone")`);
+  });
+
+  it('renders a hostile message text as text, in the chat and from the customer', async () => {
+    const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    const { message_id } = await send(hostile, '79005550000');
+    await page.waitForSelector(bubble(message_id));
+    await gateway.simulate.inbound({ channel_id: 'ch-main', chat_id: '79005550000', text: hostile });
+    await page.waitForSelector('[data-chat="79005550000"] .msg.in');
+    expect(await page.textContent(`${bubble(message_id)} .text`)).toBe(hostile);
+    expect(await page.textContent('[data-chat="79005550000"] .msg.in .text')).toBe(hostile);
+    expect(await page.$$('.msg img, .msg script')).toHaveLength(0);
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    await shot('hostile');
+  });
+
+  it('lists the subscriptions (secrets masked) and the log of requests and deliveries with their answers', async () => {
+    const switches = { messagesAndStatuses: false, contactsAndDealsCreation: false, channelsUpdates: false };
+    await client.v3.webhooks.update({
+      webhooksUri: `${receiverUrl}/hooks?secret=${SECRET}`,
+      subscriptions: { ...switches, templateStatus: true },
+    });
+    await page.waitForSelector('#v3:text("templateStatus")');
+    expect(await page.textContent('#v3')).toMatch(
+      /^v3 → http:\/\/127\.0\.0\.1:\d+\/hooks\?secret=… \(templateStatus\)$/,
+    );
+    await page.waitForSelector('#subscriptions li:text("message.add")');
+    const subscriptions = await page.textContent('#subscriptions');
+    expect(subscriptions).toContain('?secret=…');
+    expect(subscriptions).not.toContain(SECRET);
+    await page.waitForSelector('#requests li:text("POST /v2/messages → 200")');
+    await page.waitForSelector('#deliveries li:text("v2 message.add")');
+    expect(await page.textContent('#deliveries')).toMatch(
+      /message\.status_update → http:\/\/127\.0\.0\.1:\d+\/hooks\?secret=… → 200/,
+    );
+    expect(await page.textContent('body')).not.toContain(gateway.token);
+  });
+
+  it('reads in one column at 360 px, without scrolling sideways', async () => {
+    await page.setViewportSize({ width: 360, height: 800 });
+    const wider = await page.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+    );
+    expect(wider, 'elements wider than the page').toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    const columns = await page.$eval(
+      'main',
+      (e) => getComputedStyle(e).gridTemplateColumns.split(' ').length,
+    );
+    expect(columns).toBe(1);
+    await shot('360');
+  });
+});

@@ -1,0 +1,180 @@
+// The inbox page's server side over real HTTP on 127.0.0.1: what it serves, the refusals that keep
+// a page elsewhere from driving it, its actions' checks, and its live updates (bounded, closed
+// with the gateway). The page itself runs in a browser in inbox-browser.test.ts.
+import { request } from 'node:http';
+import { GatewayClient } from 'messaging-gateway-sdk';
+import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
+
+let gateway: FakeGateway;
+let pageToken: string;
+
+beforeEach(async () => {
+  gateway = await createFakeGateway({ autoScan: false, autoStatuses: false, stepMs: 1 });
+  const page = await (await fetch(`${gateway.url}/`)).text();
+  pageToken = /<meta name="inbox-token" content="([^"]+)">/.exec(page)?.[1] ?? '';
+});
+afterEach(() => gateway.close());
+
+const action = (name: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${gateway.url}/_inbox/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-inbox-token': pageToken, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+/** A GET with any Host header (fetch does not let a caller set it). */
+function getWithHost(path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${gateway.url}${path}`, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject).end();
+  });
+}
+
+/** Reads server-sent events until `until` holds for the snapshots so far; the stream's end too. */
+async function snapshots(res: Response, until: (all: unknown[]) => boolean) {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const all: unknown[] = [];
+  let text = '';
+  while (!until(all)) {
+    const { value, done } = await reader.read();
+    if (done) return { all, ended: true };
+    text += decoder.decode(value, { stream: true });
+    for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+      const data = /^data: (.*)$/m.exec(text.slice(0, end))?.[1];
+      if (data) all.push(JSON.parse(data));
+      text = text.slice(end + 2);
+    }
+  }
+  await reader.cancel();
+  return { all, ended: false };
+}
+
+describe('the inbox page is served by the fake at its own URL', () => {
+  it('serves the page, its style and script, with no API token, unrecorded, framing and foreign code refused', async () => {
+    const res = await fetch(`${gateway.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(pageToken).toMatch(/^[0-9a-f-]{36}$/);
+    for (const [file, type] of [
+      ['inbox.css', 'text/css'],
+      ['inbox.js', 'text/javascript'],
+    ]) {
+      const asset = await fetch(`${gateway.url}/_inbox/${file}`);
+      expect(asset.headers.get('content-type')).toContain(type);
+      expect((await asset.text()).length).toBeGreaterThan(500);
+    }
+    expect(gateway.requests).toEqual([]);
+    expect((await fetch(`${gateway.url}/_inbox/nope`)).status).toBe(404);
+  });
+
+  it('answers only at its loopback address: a rebound host name gets 403', async () => {
+    const port = new URL(gateway.url).port;
+    expect(await getWithHost('/', `127.0.0.1:${port}`)).toBe(200);
+    expect(await getWithHost('/', `localhost:${port}`)).toBe(200);
+    expect(await getWithHost('/', `attacker.example:${port}`)).toBe(403);
+  });
+});
+
+describe("the inbox's actions refuse anyone but the page", () => {
+  let channelId: string;
+  beforeEach(async () => {
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
+    const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+    channelId = created?.channel_id as string;
+  });
+
+  it.each([
+    ['no page token', { 'x-inbox-token': '' }, 'the page token is missing or wrong'],
+    ['a wrong page token', { 'x-inbox-token': 'guessed' }, 'the page token is missing or wrong'],
+    ['another origin', { origin: 'http://attacker.example' }, 'cross-origin requests are refused'],
+    ['a cross-site fetch', { 'sec-fetch-site': 'cross-site' }, 'cross-site requests are refused'],
+  ])('refuses %s with 403 and changes nothing', async (_name, headers, error) => {
+    const res = await action('scan', { channel_id: channelId }, headers);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error });
+    expect(gateway.channels.get(channelId)?.status).toBe('init');
+  });
+
+  it("scans from the page's own origin", async () => {
+    const res = await action(
+      'scan',
+      { channel_id: channelId },
+      { origin: gateway.url, 'sec-fetch-site': 'same-origin' },
+    );
+    expect(res.status).toBe(200);
+    expect(gateway.channels.get(channelId)?.status).toBe('active');
+  });
+
+  it('checks what it is given: 400 for a bad body, 409 when the fake refuses', async () => {
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
+    const { request_id } = await client.messages.send({
+      channel_id: channelId,
+      recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
+      text: 'hi',
+    });
+    const cases: [string, unknown, number][] = [
+      ['status', { request_id, status: 'vanished' }, 400],
+      ['status', { request_id, status: 'failed', reason: 'not_a_reason' }, 400],
+      ['status', { request_id: 'unknown', status: 'read' }, 409],
+      ['inbound', { channel_id: channelId, chat_id: '79001234567', text: '' }, 400],
+      ['inbound', { channel_id: channelId, chat_id: '79001234567', text: 'x'.repeat(4097) }, 400],
+      ['inbound', '{"not json', 400],
+      ['inbound', 'x'.repeat(65 * 1024), 400],
+      ['scan', { channel_id: 'unknown' }, 409],
+      ['nope', {}, 404],
+    ];
+    for (const [name, body, status] of cases) {
+      expect((await action(name, body)).status, `${name} ${JSON.stringify(body).slice(0, 80)}`).toBe(status);
+    }
+    const failed = await action('status', { request_id, status: 'failed', reason: 'chat_is_blocked' });
+    expect(failed.status).toBe(200);
+    expect([...gateway.messages.values()][0]).toMatchObject({ status: 'failed', reason: 'chat_is_blocked' });
+  });
+});
+
+describe("the inbox's live updates", () => {
+  const events = (token = pageToken) => fetch(`${gateway.url}/_inbox/events?t=${encodeURIComponent(token)}`);
+
+  it('need the page token', async () => {
+    expect((await events('guessed')).status).toBe(403);
+  });
+
+  it('send a snapshot at once and after each change: a send, then its status', async () => {
+    const res = await events();
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
+    const sent = client.messages.send({
+      channel_id: 'ch',
+      recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
+      text: 'Your order is ready',
+    });
+    type Snapshot = { chats: { messages: { text: string; status: string }[] }[] };
+    const statusOf = (all: unknown[]) => (all.at(-1) as Snapshot | undefined)?.chats[0]?.messages[0]?.status;
+    const { all } = await snapshots(res, (all) => statusOf(all) === 'accepted');
+    expect((all[0] as Snapshot).chats).toEqual([]);
+    expect((all.at(-1) as Snapshot).chats[0]?.messages[0]?.text).toBe('Your order is ready');
+    const again = await events();
+    await gateway.simulate.status((await sent).request_id, 'delivered');
+    await snapshots(again, (all) => statusOf(all) === 'delivered');
+  });
+
+  it(`keep at most ${MAX_LISTENERS} pages: one more closes the oldest; close() ends every stream`, async () => {
+    const streams = [];
+    for (let i = 0; i <= MAX_LISTENERS; i++) streams.push(await events());
+    const oldest = await snapshots(streams[0] as Response, () => false);
+    expect(oldest.ended).toBe(true);
+    const newest = streams.at(-1) as Response;
+    const ended = snapshots(newest, () => false);
+    await gateway.close();
+    expect((await ended).ended).toBe(true);
+    gateway = await createFakeGateway(); // afterEach closes it
+  });
+});

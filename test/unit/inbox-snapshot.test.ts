@@ -1,0 +1,72 @@
+// What the inbox page is sent: bounded, chats grouped, secrets of subscribed addresses masked.
+import { describe, expect, it } from 'vitest';
+import { inboxSnapshot, SNAPSHOT_LIMITS, withoutQueryValues } from '../../src/testing/inbox/snapshot.js';
+import { FakeState } from '../../src/testing/state.js';
+
+const send = (state: FakeState, i: number, chat_id: string, text: string) =>
+  state.addMessage({
+    message_id: `m${i}`,
+    request_id: `r${i}`,
+    chat_id,
+    channel_id: 'ch',
+    status: 'sent',
+    sentAt: i,
+    body: { recipient: { chat_type: 'telegram' }, text },
+  });
+
+describe('the inbox snapshot', () => {
+  it('groups messages sent and received by chat, oldest first', () => {
+    const state = new FakeState(100);
+    send(state, 1, 'a', 'first');
+    state.addReceived({
+      message_id: 'in',
+      channel_id: 'ch',
+      chat_id: 'a',
+      chat_type: 'telegram',
+      text: 'reply',
+      receivedAt: 2,
+    });
+    send(state, 3, 'b', 'other chat');
+    const { chats } = inboxSnapshot(state, [], []);
+    expect(
+      chats.map((c) => [c.chat_id, c.chat_type, c.messages.map((m) => `${m.direction}:${m.text}`)]),
+    ).toEqual([
+      ['a', 'telegram', ['out:first', 'in:reply']],
+      ['b', 'telegram', ['out:other chat']],
+    ]);
+  });
+
+  it(`holds the newest ${SNAPSHOT_LIMITS.messages} messages and ${SNAPSHOT_LIMITS.log} log lines, texts clipped`, () => {
+    const state = new FakeState(10_000);
+    for (let i = 0; i < SNAPSHOT_LIMITS.messages + 50; i++) send(state, i, 'a', 'x'.repeat(10_000));
+    const requests = Array.from({ length: 300 }, (_, i) => ({
+      method: 'GET',
+      path: `/v2/${i}`,
+      query: {},
+      headers: { authorization: 'Bearer secret-token' },
+      body: undefined,
+      status: 200,
+    }));
+    const snapshot = inboxSnapshot(state, [], requests);
+    const messages = snapshot.chats[0]?.messages ?? [];
+    expect(messages).toHaveLength(SNAPSHOT_LIMITS.messages);
+    expect(messages[0]?.message_id).toBe('m50');
+    expect(messages[0]?.text).toHaveLength(SNAPSHOT_LIMITS.textChars);
+    expect(snapshot.requests).toHaveLength(SNAPSHOT_LIMITS.log);
+    expect(snapshot.requests.at(-1)).toEqual({ method: 'GET', path: '/v2/299', status: 200 });
+    expect(JSON.stringify(snapshot)).not.toContain('secret-token');
+  });
+
+  it('masks every query value of an address (secrets, keys)', () => {
+    expect(withoutQueryValues('http://127.0.0.1:1/hooks?secret=s3&crm=k&flag')).toBe(
+      'http://127.0.0.1:1/hooks?secret=…&crm=…&flag=…',
+    );
+    expect(withoutQueryValues('http://127.0.0.1:1/hooks')).toBe('http://127.0.0.1:1/hooks');
+    const state = new FakeState(10);
+    state.subscriptions.set('1', { id: '1', url: 'http://h/x?secret=s3', event: 'message.add' });
+    state.v3Settings.webhooksUri = 'http://h/v3?key=k9';
+    const json = JSON.stringify(inboxSnapshot(state, [], []));
+    expect(json).not.toContain('s3');
+    expect(json).not.toContain('k9');
+  });
+});
