@@ -157,6 +157,7 @@ export class RedisConnection {
         sub.on('message', (from: string, message: string) => from === channel && onMessage(message));
         // ioredis subscribes again in its 'ready' handler; a PING behind that SUBSCRIBE proves it is active.
         sub.on('ready', () => subscribed && void sub.ping().then(onResync, noop));
+        watchClusterSubscriber(sub, () => subscribed && onResync());
         await this.#bounded('SUBSCRIBE', sub.subscribe(channel));
       } else {
         const nodeSub = sub as NodeRedisLike | NodeRedisClusterLike;
@@ -195,6 +196,31 @@ export class RedisConnection {
 
 function isIoRedis(client: RedisClientLike): client is IoRedisLike {
   return typeof (client as IoRedisLike)?.call === 'function';
+}
+
+// What an ioredis `Cluster` keeps of its one subscriber connection (not part of its typed API).
+interface IoRedisClusterSubscriber {
+  selectSubscriber?: () => void;
+  getInstance?: () => IoRedisLike | null;
+}
+
+/**
+ * An ioredis `Cluster` whose subscriber connection ends subscribes again on a node of its own
+ * choosing and tells its listeners nothing ('ready' is the whole cluster's). Watches each
+ * connection it picks instead: once that one is ready, a PING queued behind its SUBSCRIBE
+ * resolves when the subscription is active again, and `onResubscribed` runs. Nothing is done
+ * for a client that does not look so (a plain `Redis`, another ioredis version).
+ */
+function watchClusterSubscriber(sub: IoRedisLike, onResubscribed: () => void): void {
+  if ((sub as { isCluster?: unknown }).isCluster !== true) return;
+  const inner = (sub as { subscriber?: IoRedisClusterSubscriber }).subscriber;
+  const select = inner?.selectSubscriber;
+  if (!inner || typeof select !== 'function' || typeof inner.getInstance !== 'function') return;
+  inner.selectSubscriber = () => {
+    select.call(inner);
+    const connection = inner.getInstance?.();
+    connection?.on('ready', () => void connection.ping().then(onResubscribed, noop));
+  };
 }
 
 function isNodeRedisCluster(client: RedisClientLike): client is NodeRedisClusterLike {
