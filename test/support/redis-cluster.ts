@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { spawnServer } from './redis-server.js';
 import { freePort } from './servers.js';
@@ -108,4 +109,51 @@ export function useRedisCluster(): RedisCluster {
   }, 30_000);
   afterAll(() => cluster.stop?.());
   return cluster;
+}
+
+/** Where a slot went: its number, the indexes (in `ports`) of the masters it left and joined, the keys moved. */
+export interface SlotMove {
+  slot: number;
+  from: number;
+  to: number;
+  keys: number;
+}
+
+/**
+ * Moves the slot of `hashTag` to the next master while clients use it, as `redis-cli --cluster
+ * reshard` does: IMPORTING on the destination, MIGRATING on the source, its keys MIGRATEd in
+ * batches of 10 (`pauseMs` between them, so clients meet the ASK and TRYAGAIN of a slot half
+ * moved), then the slot given to the destination on every node (MOVED from then on).
+ */
+export async function moveSlot(cluster: RedisCluster, hashTag: string, pauseMs = 10): Promise<SlotMove> {
+  const nodes = cluster.ports.map((port) => new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }));
+  const on = (index: number, ...args: (string | number)[]) =>
+    (nodes[index] as Redis).call(String(args[0]), ...args.slice(1));
+  try {
+    const slot = Number(await on(0, 'CLUSTER', 'KEYSLOT', hashTag));
+    const ranges = (await on(0, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    const owner = ranges.find(([start, end]) => start <= slot && slot <= end) as [
+      number,
+      number,
+      [string, number],
+    ];
+    const from = cluster.ports.indexOf(Number(owner[2][1]));
+    const to = (from + 1) % cluster.ports.length;
+    const ids = (await Promise.all(cluster.ports.map((_, i) => on(i, 'CLUSTER', 'MYID')))) as string[];
+    await on(to, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', ids[from] as string);
+    await on(from, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', ids[to] as string);
+    let moved = 0;
+    for (;;) {
+      const keys = (await on(from, 'CLUSTER', 'GETKEYSINSLOT', slot, 10)) as string[];
+      if (keys.length === 0) break;
+      moved += keys.length;
+      await on(from, 'MIGRATE', '127.0.0.1', cluster.ports[to] as number, '', 0, 5000, 'KEYS', ...keys);
+      await sleep(pauseMs);
+    }
+    const others = [...cluster.ports.keys()].filter((i) => i !== to && i !== from);
+    for (const i of [to, from, ...others]) await on(i, 'CLUSTER', 'SETSLOT', slot, 'NODE', ids[to] as string);
+    return { slot, from, to, keys: moved };
+  } finally {
+    for (const node of nodes) node.disconnect();
+  }
 }
