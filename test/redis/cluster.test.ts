@@ -10,7 +10,7 @@ import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectCluster, skipRedis } from '../support/redis-clients.js';
-import { moveSlot, useRedisCluster } from '../support/redis-cluster.js';
+import { moveSlot, startSlotMove, useRedisCluster } from '../support/redis-cluster.js';
 
 const update = (request_id: string | null, status: string, extra: Partial<MessageStatusUpdate> = {}) =>
   ({ request_id, message_id: null, status, reason: null, ...extra }) as MessageStatusUpdate;
@@ -73,6 +73,35 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
         await delivery.close();
         await close();
       }
+    },
+  );
+
+  it.each(CLIENTS)(
+    'a slot stuck half moved (%s): TRYAGAIN tried again only until timeoutMs, then retryable',
+    async (kind) => {
+      const tag = `stuck-${kind}`;
+      const { redis, close } = await connectCluster(kind, cluster.urls);
+      const dedupe = redisDedupeStore(redis, { prefix: `{${tag}}:`, timeoutMs: 300 });
+      const claim = (await dedupe.claim('k', 60_000)) as { token: string };
+      const moving = await startSlotMove(cluster, tag); // the claim here, its kept reply's key nowhere
+      try {
+        const t0 = performance.now();
+        const error = await dedupe.complete('k', 1000, { id: 1 }, claim.token).catch((e: unknown) => e);
+        const ms = performance.now() - t0;
+        expect(error).toBeInstanceOf(GatewayError);
+        // node-redis: the SDK's tries; ioredis: its own (up to 16 × 100 ms), cut by the timeout
+        expect(error).toMatchObject({
+          retryable: true,
+          message: expect.stringMatching(/\(TRYAGAIN\)|within 300 ms/),
+        });
+        expect(ms).toBeGreaterThanOrEqual(250);
+        expect(ms).toBeLessThan(800);
+      } finally {
+        await moving.cancel();
+      }
+      await dedupe.complete('k', 1000, { id: 1 }, claim.token);
+      expect(await dedupe.claim('k', 1000)).toEqual({ state: 'done', reply: { id: 1 } });
+      await close();
     },
   );
 
