@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
 import { LATE, within } from '../internal/deadline.js';
-import { toGatewayError } from './redis-errors.js';
+import { sleep } from '../internal/sleep.js';
+import { redisErrorName, toGatewayError } from './redis-errors.js';
 
 /** The members of an `ioredis` client (v5 or later) that the stores use. */
 export interface IoRedisLike {
@@ -91,6 +92,9 @@ export function script(name: string, source: string): Script {
 
 const noop = () => {};
 
+// A slot's keys move in batches of a few ms each: a short pause, many tries within a call's time.
+const TRYAGAIN_PAUSE_MS = 20;
+
 /**
  * The one internal adapter over ioredis and node-redis: commands, scripts (EVALSHA, then EVAL
  * when Redis answers NOSCRIPT) and a subscription on a connection of its own. Every command is
@@ -100,22 +104,40 @@ const noop = () => {};
 export class RedisConnection {
   readonly timeoutMs: number;
   // `key`: the command's first key, which picks the node on a node-redis cluster.
-  readonly #send: (args: (string | number)[], key: string | undefined) => Promise<unknown>;
+  readonly #sendOnce: (args: (string | number)[], key: string | undefined) => Promise<unknown>;
 
   constructor(
     readonly client: RedisClientLike,
     options: RedisCallOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 2000;
-    if (isIoRedis(client)) this.#send = ([command, ...args]) => client.call(String(command), ...args);
+    if (isIoRedis(client)) this.#sendOnce = ([command, ...args]) => client.call(String(command), ...args);
     else if (isNodeRedisCluster(client)) {
-      this.#send = (args, key) => client.sendCommand(key, false, args.map(String));
+      this.#sendOnce = (args, key) => client.sendCommand(key, false, args.map(String));
     } else if (typeof (client as NodeRedisLike)?.sendCommand === 'function') {
-      this.#send = (args) => (client as NodeRedisLike).sendCommand(args.map(String));
+      this.#sendOnce = (args) => (client as NodeRedisLike).sendCommand(args.map(String));
     } else {
       throw new GatewayError(
         'redis: pass a connected ioredis (v5 or later) or node-redis (v4 or later) client or cluster client',
       );
+    }
+  }
+
+  /**
+   * Sends a command once, or again after a TRYAGAIN until `timeoutMs` passed. TRYAGAIN: the
+   * command's keys are in a slot half moved to another node (some keys there, some here), and
+   * Redis ran nothing, so sending it again is safe. ioredis retries it itself; node-redis, which
+   * follows MOVED and ASK, hands it back.
+   */
+  async #send(args: (string | number)[], key: string | undefined): Promise<unknown> {
+    const giveUp = Date.now() + this.timeoutMs;
+    for (;;) {
+      try {
+        return await this.#sendOnce(args, key);
+      } catch (error) {
+        if (redisErrorName(error) !== 'TRYAGAIN' || Date.now() + TRYAGAIN_PAUSE_MS > giveUp) throw error;
+        await sleep(TRYAGAIN_PAUSE_MS);
+      }
     }
   }
 
@@ -157,6 +179,7 @@ export class RedisConnection {
         sub.on('message', (from: string, message: string) => from === channel && onMessage(message));
         // ioredis subscribes again in its 'ready' handler; a PING behind that SUBSCRIBE proves it is active.
         sub.on('ready', () => subscribed && void sub.ping().then(onResync, noop));
+        watchClusterSubscriber(sub, () => subscribed && onResync());
         await this.#bounded('SUBSCRIBE', sub.subscribe(channel));
       } else {
         const nodeSub = sub as NodeRedisLike | NodeRedisClusterLike;
@@ -195,6 +218,31 @@ export class RedisConnection {
 
 function isIoRedis(client: RedisClientLike): client is IoRedisLike {
   return typeof (client as IoRedisLike)?.call === 'function';
+}
+
+// What an ioredis `Cluster` keeps of its one subscriber connection (not part of its typed API).
+interface IoRedisClusterSubscriber {
+  selectSubscriber?: () => void;
+  getInstance?: () => IoRedisLike | null;
+}
+
+/**
+ * An ioredis `Cluster` whose subscriber connection ends subscribes again on a node of its own
+ * choosing and tells its listeners nothing ('ready' is the whole cluster's). Watches each
+ * connection it picks instead: once that one is ready, a PING queued behind its SUBSCRIBE
+ * resolves when the subscription is active again, and `onResubscribed` runs. Nothing is done
+ * for a client that does not look so (a plain `Redis`, another ioredis version).
+ */
+function watchClusterSubscriber(sub: IoRedisLike, onResubscribed: () => void): void {
+  if ((sub as { isCluster?: unknown }).isCluster !== true) return;
+  const inner = (sub as { subscriber?: IoRedisClusterSubscriber }).subscriber;
+  const select = inner?.selectSubscriber;
+  if (!inner || typeof select !== 'function' || typeof inner.getInstance !== 'function') return;
+  inner.selectSubscriber = () => {
+    select.call(inner);
+    const connection = inner.getInstance?.();
+    connection?.on('ready', () => void connection.ping().then(onResubscribed, noop));
+  };
 }
 
 function isNodeRedisCluster(client: RedisClientLike): client is NodeRedisClusterLike {

@@ -19,6 +19,10 @@ const TRANSIENT = new Set([
   'ASK',
 ]);
 
+// ioredis gives up following a cluster's redirections (MOVED, ASK, TRYAGAIN; 16 by default) with
+// an error of its own quoting the last reply: a cluster moving slots or failing over, not a refusal.
+const GAVE_UP = /^Too many Cluster redirections\. Last error: (?:\w+: )?([A-Z][A-Z_-]{1,31})(?= |$)/;
+
 // What an operator does about a refusal, for the names that have one clear cause.
 const HINTS: Record<string, string> = {
   WRONGTYPE:
@@ -44,6 +48,13 @@ export function redisErrorName(error: unknown): string | undefined {
  */
 export function toGatewayError(error: unknown, what: string): GatewayError {
   if (error instanceof GatewayError) return error;
+  const last = error instanceof Error ? GAVE_UP.exec(error.message)?.[1] : undefined;
+  if (last !== undefined) {
+    return new GatewayError(
+      `Redis is unavailable for now: ${what} failed (${last}, after the client's last redirection); try again`,
+      { retryable: true, cause: error },
+    );
+  }
   const name = redisErrorName(error);
   if (name !== undefined && TRANSIENT.has(name)) {
     return new GatewayError(`Redis is unavailable for now: ${what} failed (${name}); try again`, {

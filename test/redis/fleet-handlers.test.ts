@@ -6,14 +6,15 @@ import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { useRedisServer } from '../support/redis-server.js';
+import { TARGETS, useRedisTarget } from '../support/redis-target.js';
 
-describe.skipIf(skipRedis)('two handlers sharing redisDedupeStore', () => {
-  const server = useRedisServer();
+describe.skipIf(skipRedis).each(TARGETS)('two handlers sharing redisDedupeStore (%s)', (where) => {
+  const target = useRedisTarget(where);
 
   it.each(CLIENTS)(
     'the same 200 deliveries to both at once: each key dispatched exactly once (%s)',
     async (kind) => {
-      const clients = await Promise.all([connectClient(kind, server.url), connectClient(kind, server.url)]);
+      const clients = await Promise.all([connectClient(kind, target.url), connectClient(kind, target.url)]);
       try {
         const dispatched = new Map<string, number>();
         const handlers = clients.map(({ redis }) => {
@@ -42,6 +43,10 @@ describe.skipIf(skipRedis)('two handlers sharing redisDedupeStore', () => {
       }
     },
   );
+});
+
+describe.skipIf(skipRedis)('a handler on redisDedupeStore, Redis down', () => {
+  const server = useRedisServer();
 
   it('Redis unreachable: the delivery gets a 5xx, never a 200 that loses it', async () => {
     const redis = new Redis(server.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });

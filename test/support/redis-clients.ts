@@ -31,10 +31,15 @@ export async function connectCluster(
   kind: ClientKind,
   urls: string[],
 ): Promise<{ redis: RedisClientLike; close: () => Promise<void> }> {
+  // The user of the first URL (an ACL user) for every node, as a cluster of one ACL is used.
+  const first = new URL(urls[0] as string);
+  const auth = first.username
+    ? { username: decodeURIComponent(first.username), password: decodeURIComponent(first.password) }
+    : {};
   if (kind === 'ioredis') {
     const nodes = urls.map((url) => ({ host: '127.0.0.1', port: Number(new URL(url).port) }));
     const redis = new Cluster(nodes, {
-      redisOptions: { maxRetriesPerRequest: 1 },
+      redisOptions: { maxRetriesPerRequest: 1, ...auth },
       clusterRetryStrategy: () => 100,
     });
     redis.on('error', () => {});
@@ -43,7 +48,7 @@ export async function connectCluster(
   }
   const redis = createCluster({
     rootNodes: urls.map((url) => ({ url })),
-    defaults: { socket: { reconnectStrategy: () => 100 } },
+    defaults: { ...auth, socket: { reconnectStrategy: () => 100 } },
   });
   redis.on('error', () => {});
   await redis.connect();

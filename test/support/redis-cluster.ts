@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { spawnServer } from './redis-server.js';
 import { freePort } from './servers.js';
@@ -108,4 +109,87 @@ export function useRedisCluster(): RedisCluster {
   }, 30_000);
   afterAll(() => cluster.stop?.());
   return cluster;
+}
+
+/** A slot on its way to the next master: IMPORTING there, MIGRATING here, its keys not moved yet. */
+export interface SlotMoving {
+  /** The slot, and the indexes (in `ports`) of the masters it leaves and joins. */
+  slot: number;
+  from: number;
+  to: number;
+  /** MIGRATEs its keys in batches of 10, `pauseMs` apart; resolves with how many moved. */
+  moveKeys(pauseMs: number): Promise<number>;
+  /** Gives the slot to the destination on every node (MOVED from then on), and closes. */
+  finish(): Promise<void>;
+  /** Leaves the slot where it was (STABLE on both), and closes. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * Starts moving the slot of `hashTag` to the next master, as `redis-cli --cluster reshard` does:
+ * from here until `finish` or `cancel`, a command meeting keys of the slot half moved is
+ * answered ASK (none of its keys here) or TRYAGAIN (some here, some gone).
+ */
+export async function startSlotMove(cluster: RedisCluster, hashTag: string): Promise<SlotMoving> {
+  const nodes = cluster.ports.map((port) => new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }));
+  const on = (index: number, ...args: (string | number)[]) =>
+    (nodes[index] as Redis).call(String(args[0]), ...args.slice(1));
+  const close = () => {
+    for (const node of nodes) node.disconnect();
+  };
+  try {
+    const slot = Number(await on(0, 'CLUSTER', 'KEYSLOT', hashTag));
+    const ranges = (await on(0, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    const owner = ranges.find(([start, end]) => start <= slot && slot <= end);
+    const from = cluster.ports.indexOf(Number(owner?.[2][1]));
+    const to = (from + 1) % cluster.ports.length;
+    const ids = (await Promise.all(cluster.ports.map((_, i) => on(i, 'CLUSTER', 'MYID')))) as string[];
+    await on(to, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', ids[from] as string);
+    await on(from, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', ids[to] as string);
+    return {
+      slot,
+      from,
+      to,
+      async moveKeys(pauseMs) {
+        let moved = 0;
+        for (;;) {
+          const keys = (await on(from, 'CLUSTER', 'GETKEYSINSLOT', slot, 10)) as string[];
+          if (keys.length === 0) return moved;
+          moved += keys.length;
+          await on(from, 'MIGRATE', '127.0.0.1', cluster.ports[to] as number, '', 0, 5000, 'KEYS', ...keys);
+          await sleep(pauseMs);
+        }
+      },
+      async finish() {
+        const others = [...cluster.ports.keys()].filter((i) => i !== to && i !== from);
+        for (const i of [to, from, ...others])
+          await on(i, 'CLUSTER', 'SETSLOT', slot, 'NODE', ids[to] as string);
+        close();
+      },
+      async cancel() {
+        for (const i of [to, from]) await on(i, 'CLUSTER', 'SETSLOT', slot, 'STABLE');
+        close();
+      },
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+/** Moves the slot of `hashTag` to the next master while clients use it; resolves with how many keys moved. */
+export async function moveSlot(
+  cluster: RedisCluster,
+  hashTag: string,
+  pauseMs = 10,
+): Promise<SlotMoving & { keys: number }> {
+  const moving = await startSlotMove(cluster, hashTag);
+  try {
+    const keys = await moving.moveKeys(pauseMs);
+    await moving.finish();
+    return { ...moving, keys };
+  } catch (error) {
+    await moving.cancel().catch(() => {});
+    throw error;
+  }
 }
