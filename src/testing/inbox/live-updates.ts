@@ -7,10 +7,14 @@ const COALESCE_MS = 25;
 
 /**
  * The inbox page's server-sent events: each listener gets the snapshot when it connects and after
- * every change (coalesced). Bounded in listeners; {@link LiveUpdates.close} ends them all.
+ * every change (coalesced). Bounded in listeners, and in what each holds: a listener that has not
+ * read its last snapshot is skipped, and gets the newest one when it drains (a stalled tab must
+ * not make the fake buffer a snapshot per change). {@link LiveUpdates.close} ends them all.
  */
 export class LiveUpdates {
   readonly #listeners = new Set<ServerResponse>();
+  /** Listeners skipped while their buffer was full: they get the newest snapshot on drain. */
+  readonly #behind = new WeakSet<ServerResponse>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
@@ -39,6 +43,11 @@ export class LiveUpdates {
     });
     this.#listeners.add(res);
     res.once('close', () => this.#listeners.delete(res));
+    res.on('drain', () => {
+      if (!this.#behind.has(res) || !this.#listeners.has(res)) return;
+      this.#behind.delete(res);
+      res.write(this.#event());
+    });
     res.write(this.#event());
   }
 
@@ -49,7 +58,10 @@ export class LiveUpdates {
       this.#timer = undefined;
       if (this.#listeners.size === 0) return;
       const event = this.#event();
-      for (const res of this.#listeners) res.write(event);
+      for (const res of this.#listeners) {
+        if (res.writableNeedDrain) this.#behind.add(res);
+        else res.write(event);
+      }
     }, COALESCE_MS);
     this.#timer.unref?.();
   }
