@@ -130,6 +130,11 @@ describe("the inbox's actions refuse anyone but the page", () => {
       ['inbound', 'x'.repeat(65 * 1024), 400],
       ['scan', { channel_id: 'unknown' }, 409],
       ['nope', {}, 404],
+      // names of Object.prototype are no actions
+      ['constructor', {}, 404],
+      ['toString', {}, 404],
+      ['__proto__', {}, 404],
+      ['hasOwnProperty', {}, 404],
     ];
     for (const [name, body, status] of cases) {
       expect((await action(name, body)).status, `${name} ${JSON.stringify(body).slice(0, 80)}`).toBe(status);

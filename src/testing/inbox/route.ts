@@ -44,7 +44,8 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
   const pageToken = randomUUID();
   const page = INBOX_FILES['index.html'].replace('{{PAGE_TOKEN}}', pageToken);
   const act = async (req: IncomingMessage, res: ServerResponse, name: string) => {
-    const action = ACTIONS[name];
+    // own keys only: `constructor` or `toString` from the path is no action
+    const action = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
     if (!action) return json(res, 404, { error: 'no such inbox action' });
     let body: unknown;
     try {
