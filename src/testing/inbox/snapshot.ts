@@ -37,15 +37,23 @@ export interface InboxSnapshot {
   deliveries: { api: string; kind: string; url: string; status: number | null; repeat: boolean }[];
 }
 
-/** An address with every query value replaced by `…`: subscribed URLs carry secrets. */
-export function withoutQueryValues(address: string): string {
-  const at = address.indexOf('?');
-  if (at < 0) return address;
-  const keys = address
+/**
+ * An address with its user and password and every query value replaced by `…`: subscribed URLs
+ * carry secrets (a `secret` or key in the query, basic auth before the host).
+ */
+export function withoutSecrets(address: string): string {
+  const start = address.indexOf('://') + 3;
+  const hostEnd = address.slice(start).search(/[/?#]/);
+  const authority = hostEnd < 0 ? address.slice(start) : address.slice(start, start + hostEnd);
+  const user = start > 2 ? authority.lastIndexOf('@') : -1;
+  const shown = user < 0 ? address : `${address.slice(0, start)}…${address.slice(start + user)}`;
+  const at = shown.indexOf('?');
+  if (at < 0) return shown;
+  const keys = shown
     .slice(at + 1)
     .split('&')
     .map((pair) => `${pair.split('=')[0]}=…`);
-  return `${address.slice(0, at)}?${keys.join('&')}`;
+  return `${shown.slice(0, at)}?${keys.join('&')}`;
 }
 
 const clip = (text: unknown) => (typeof text === 'string' ? text.slice(0, SNAPSHOT_LIMITS.textChars) : '');
@@ -101,10 +109,10 @@ export function inboxSnapshot(
     subscriptions: [...state.subscriptions.values()].map(({ id, event, url }) => ({
       id,
       event,
-      url: withoutQueryValues(url),
+      url: withoutSecrets(url),
     })),
     v3: {
-      url: webhooksUri === null ? null : withoutQueryValues(webhooksUri),
+      url: webhooksUri === null ? null : withoutSecrets(webhooksUri),
       switches: Object.entries(switches)
         .filter(([, on]) => on)
         .map(([name]) => name),
@@ -117,7 +125,7 @@ export function inboxSnapshot(
     deliveries: newest(deliveries, SNAPSHOT_LIMITS.log).map(({ api, kind, url, status, repeat }) => ({
       api,
       kind,
-      url: withoutQueryValues(url),
+      url: withoutSecrets(url),
       status: status ?? null,
       repeat,
     })),
