@@ -57,6 +57,21 @@ describe('the inbox snapshot', () => {
     expect(JSON.stringify(snapshot)).not.toContain('secret-token');
   });
 
+  it('bounds what the API let a caller choose: long chat ids and addresses, many subscriptions', () => {
+    const state = new FakeState(10_000);
+    const long = 'n'.repeat(100_000);
+    send(state, 1, long, 'hi');
+    for (let i = 0; i < 1000; i++) {
+      state.subscriptions.set(`${i}`, { id: `${i}`, url: `http://h/${long}`, event: long });
+    }
+    const snapshot = inboxSnapshot(state, [], []);
+    expect(snapshot.subscriptions).toHaveLength(SNAPSHOT_LIMITS.subscriptions);
+    expect(snapshot.subscriptions.at(-1)?.id).toBe('999');
+    expect(JSON.stringify(snapshot).length).toBeLessThan(
+      3 * SNAPSHOT_LIMITS.subscriptions * SNAPSHOT_LIMITS.textChars,
+    );
+  });
+
   it('masks every query value of an address (secrets, keys)', () => {
     expect(withoutSecrets('http://127.0.0.1:1/hooks?secret=s3&crm=k&flag')).toBe(
       'http://127.0.0.1:1/hooks?secret=…&crm=…&flag=…',
