@@ -137,6 +137,17 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     await shot('customer');
   });
 
+  it('keeps the focus on a status button pressed from the keyboard, so the next Tab goes on from it', async () => {
+    const { request_id, message_id } = await send('Focus stays here', '79004445566');
+    await gateway.simulate.status(request_id, 'sent');
+    await page.focus(`${bubble(message_id, 'sent')} button:text-is("Delivered")`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(bubble(message_id, 'delivered'));
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Delivered');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Read');
+  });
+
   it('shows the QR of a channel being connected; Scan makes it active', async () => {
     const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
     const card = `[data-channel="${created?.channel_id}"]`;

@@ -61,6 +61,8 @@ async function clearWhen(done, field) {
 
 /** POSTs an action of the page; shows a refusal. */
 async function act(name, body, button) {
+  // disabling a focused button drops the focus to <body>: it goes back when the button is enabled
+  const focused = button && document.activeElement === button;
   if (button) button.disabled = true;
   try {
     const res = await fetch(`/_inbox/${name}`, {
@@ -76,6 +78,7 @@ async function act(name, body, button) {
     return false;
   } finally {
     if (button) button.disabled = false;
+    if (focused && document.activeElement === document.body) button.focus();
   }
 }
 
