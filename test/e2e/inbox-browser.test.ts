@@ -148,6 +148,17 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Read');
   });
 
+  it('shows two chats whose channel and chat ids join to the same text as two, each once', async () => {
+    await gateway.simulate.inbound({ channel_id: 'ch x', chat_id: '1', text: 'first chat' });
+    await gateway.simulate.inbound({ channel_id: 'ch', chat_id: 'x 1', text: 'second chat' });
+    await page.waitForSelector('.msg.in .text:text-is("second chat")');
+    await gateway.simulate.inbound({ channel_id: 'ch', chat_id: 'x 1', text: 'a change' });
+    await page.waitForSelector('.msg.in .text:text-is("a change")');
+    const texts = await page.$$eval('#chats .msg.in .text', (all) => all.map((e) => e.textContent));
+    expect(texts.filter((t) => t === 'first chat')).toHaveLength(1);
+    expect(texts.filter((t) => t === 'second chat')).toHaveLength(1);
+  });
+
   it('shows the QR of a channel being connected; Scan makes it active', async () => {
     const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
     const card = `[data-channel="${created?.channel_id}"]`;

@@ -276,7 +276,9 @@ function renderLists(s) {
 function render(snapshot) {
   renderChannels(snapshot.channels);
   byId('chats-empty').hidden = snapshot.chats.length > 0;
-  keyed(byId('chats'), snapshot.chats, (c) => `${c.channel_id} ${c.chat_id}`, createChat, updateChat);
+  // the pair as JSON: joined by a space, ("a b", "c") and ("a", "b c") were one key
+  const chatKey = (c) => JSON.stringify([c.channel_id, c.chat_id]);
+  keyed(byId('chats'), snapshot.chats, chatKey, createChat, updateChat);
   renderLists(snapshot);
 }
 
