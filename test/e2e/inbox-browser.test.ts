@@ -8,6 +8,7 @@ import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testi
 import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
 import { listen } from '../support/servers.js';
 import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
 
@@ -252,5 +253,23 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     );
     expect(columns).toBe(1);
     await shot('360');
+  });
+
+  it(`stops, and says so, when ${MAX_LISTENERS} newer pages take its place (no reconnecting to push one out)`, async () => {
+    const token = await page.$eval('meta[name="inbox-token"]', (e) => (e as HTMLMetaElement).content);
+    const others: AbortController[] = [];
+    try {
+      for (let i = 0; i < MAX_LISTENERS; i++) {
+        const abort = new AbortController();
+        others.push(abort);
+        await fetch(`${gateway.url}/_inbox/events?t=${token}`, { signal: abort.signal });
+      }
+      await page.waitForSelector('#live:text("another inbox page")');
+      // EventSource reconnects after about 3 s; the page must not come back and close another
+      await page.waitForTimeout(4000);
+      expect(await page.textContent('#live')).toContain('another inbox page');
+    } finally {
+      for (const abort of others) abort.abort();
+    }
   });
 });

@@ -295,6 +295,11 @@ events.addEventListener('snapshot', (event) => {
   byId('live').textContent = 'live';
   render(JSON.parse(event.data));
 });
+events.addEventListener('replaced', () => {
+  // newer pages took this one's place: reconnecting would close one of them, and so on forever
+  events.close();
+  byId('live').textContent = 'closed: another inbox page took its place; reload to come back';
+});
 events.addEventListener('error', () => {
   // a restarted fake has a new page token: the browser gives up, and a reload gets the new one
   const closed = events.readyState === EventSource.CLOSED;

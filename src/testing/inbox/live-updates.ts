@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
 
-/** Pages that may listen at once; a new one past this closes the oldest (a tab left open). */
+/**
+ * Pages that may listen at once; a new one past this closes the oldest (a tab left open), telling
+ * it with a `replaced` event so that it stops instead of reconnecting and closing another.
+ */
 export const MAX_LISTENERS = 8;
 /** Changes within this long are sent as one snapshot (ms): a burst of sends is one update. */
 const COALESCE_MS = 25;
@@ -34,7 +37,7 @@ export class LiveUpdates {
     if (this.#listeners.size >= MAX_LISTENERS) {
       const [oldest] = this.#listeners;
       this.#listeners.delete(oldest as ServerResponse);
-      oldest?.end();
+      oldest?.end('event: replaced\ndata: {}\n\n');
     }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
