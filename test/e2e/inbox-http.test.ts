@@ -75,6 +75,17 @@ describe('the inbox page is served by the fake at its own URL', () => {
     expect((await fetch(`${gateway.url}/_inbox/nope`)).status).toBe(404);
   });
 
+  it('answers HEAD as GET, without the body (curl -I, link checkers)', async () => {
+    for (const path of ['/', '/_inbox/inbox.js', '/_inbox/inbox.css']) {
+      const res = await fetch(`${gateway.url}${path}`, { method: 'HEAD' });
+      expect(res.status, path).toBe(200);
+      expect(await res.text()).toBe('');
+    }
+    expect((await fetch(`${gateway.url}/`, { method: 'HEAD' })).headers.get('content-type')).toBe(
+      'text/html; charset=utf-8',
+    );
+  });
+
   it('answers only at its loopback address: a rebound host name gets 403', async () => {
     const port = new URL(gateway.url).port;
     expect(await getWithHost('/', `127.0.0.1:${port}`)).toBe(200);
