@@ -179,6 +179,18 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     await shot('active');
   });
 
+  it('keeps the keyboard in the channel card when Scan hides its QR', async () => {
+    const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+    const card = `[data-channel="${created?.channel_id}"]`;
+    await page.waitForSelector(`${card} .qr img`);
+    await page.focus(`${card} button:text-is("Scan")`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`${card}[data-status="active"]`);
+    await expect
+      .poll(() => page.$eval(card, (e) => e.contains(document.activeElement)), { timeout: 2000 })
+      .toBe(true);
+  });
+
   it('scans with a 2FA password: the channel waits for the CRM to send it, then goes active', async () => {
     const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
     const id = created?.channel_id as string;

@@ -78,7 +78,11 @@ async function act(name, body, button) {
     return false;
   } finally {
     if (button) button.disabled = false;
-    if (focused && document.activeElement === document.body) button.focus();
+    if (focused && document.activeElement === document.body) {
+      button.focus();
+      // a Scan button hidden meanwhile (its channel is scanned): the channel's name takes the focus
+      if (document.activeElement !== button) button.closest('.card')?.querySelector('.name')?.focus();
+    }
   }
 }
 
@@ -125,7 +129,7 @@ function createChannel(c) {
   return el(
     'li',
     { class: 'card', 'data-channel': id },
-    el('h3', { class: 'name' }),
+    el('h3', { class: 'name', tabindex: '-1' }),
     el('p', { class: 'meta' }),
     el('p', {}, el('span', { class: 'badge' })),
     qr,
@@ -141,7 +145,10 @@ function updateChannel(node, c) {
   node.dataset.status = c.status;
   const qr = node.querySelector('.qr');
   const showQr = typeof c.qr === 'string' && c.qr.startsWith('data:image/png;base64,');
+  // hiding the focused Scan button would drop the keyboard at the top of the page: keep it here
+  const hadFocus = !showQr && qr.contains(document.activeElement);
   qr.hidden = !showQr;
+  if (hadFocus) node.querySelector('.name').focus();
   const img = qr.querySelector('img');
   if (showQr && img.getAttribute('src') !== c.qr) img.setAttribute('src', c.qr);
   img.alt = `QR code to scan for channel ${c.name || c.channel_id}`;
