@@ -8,6 +8,7 @@ import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testi
 import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
 import { listen } from '../support/servers.js';
 import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
 
@@ -137,6 +138,28 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     await shot('customer');
   });
 
+  it('keeps the focus on a status button pressed from the keyboard, so the next Tab goes on from it', async () => {
+    const { request_id, message_id } = await send('Focus stays here', '79004445566');
+    await gateway.simulate.status(request_id, 'sent');
+    await page.focus(`${bubble(message_id, 'sent')} button:text-is("Delivered")`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(bubble(message_id, 'delivered'));
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Delivered');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Read');
+  });
+
+  it('shows two chats whose channel and chat ids join to the same text as two, each once', async () => {
+    await gateway.simulate.inbound({ channel_id: 'ch x', chat_id: '1', text: 'first chat' });
+    await gateway.simulate.inbound({ channel_id: 'ch', chat_id: 'x 1', text: 'second chat' });
+    await page.waitForSelector('.msg.in .text:text-is("second chat")');
+    await gateway.simulate.inbound({ channel_id: 'ch', chat_id: 'x 1', text: 'a change' });
+    await page.waitForSelector('.msg.in .text:text-is("a change")');
+    const texts = await page.$$eval('#chats .msg.in .text', (all) => all.map((e) => e.textContent));
+    expect(texts.filter((t) => t === 'first chat')).toHaveLength(1);
+    expect(texts.filter((t) => t === 'second chat')).toHaveLength(1);
+  });
+
   it('shows the QR of a channel being connected; Scan makes it active', async () => {
     const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
     const card = `[data-channel="${created?.channel_id}"]`;
@@ -154,6 +177,18 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     expect(gateway.channels.get(created?.channel_id as string)?.status).toBe('active');
     expect(await page.isVisible(`${card} .qr`)).toBe(false);
     await shot('active');
+  });
+
+  it('keeps the keyboard in the channel card when Scan hides its QR', async () => {
+    const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+    const card = `[data-channel="${created?.channel_id}"]`;
+    await page.waitForSelector(`${card} .qr img`);
+    await page.focus(`${card} button:text-is("Scan")`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`${card}[data-status="active"]`);
+    await expect
+      .poll(() => page.$eval(card, (e) => e.contains(document.activeElement)), { timeout: 2000 })
+      .toBe(true);
   });
 
   it('scans with a 2FA password: the channel waits for the CRM to send it, then goes active', async () => {
@@ -230,5 +265,23 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     );
     expect(columns).toBe(1);
     await shot('360');
+  });
+
+  it(`stops, and says so, when ${MAX_LISTENERS} newer pages take its place (no reconnecting to push one out)`, async () => {
+    const token = await page.$eval('meta[name="inbox-token"]', (e) => (e as HTMLMetaElement).content);
+    const others: AbortController[] = [];
+    try {
+      for (let i = 0; i < MAX_LISTENERS; i++) {
+        const abort = new AbortController();
+        others.push(abort);
+        await fetch(`${gateway.url}/_inbox/events?t=${token}`, { signal: abort.signal });
+      }
+      await page.waitForSelector('#live:text("another inbox page")');
+      // EventSource reconnects after about 3 s; the page must not come back and close another
+      await page.waitForTimeout(4000);
+      expect(await page.textContent('#live')).toContain('another inbox page');
+    } finally {
+      for (const abort of others) abort.abort();
+    }
   });
 });

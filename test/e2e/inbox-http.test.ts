@@ -75,6 +75,17 @@ describe('the inbox page is served by the fake at its own URL', () => {
     expect((await fetch(`${gateway.url}/_inbox/nope`)).status).toBe(404);
   });
 
+  it('answers HEAD as GET, without the body (curl -I, link checkers)', async () => {
+    for (const path of ['/', '/_inbox/inbox.js', '/_inbox/inbox.css']) {
+      const res = await fetch(`${gateway.url}${path}`, { method: 'HEAD' });
+      expect(res.status, path).toBe(200);
+      expect(await res.text()).toBe('');
+    }
+    expect((await fetch(`${gateway.url}/`, { method: 'HEAD' })).headers.get('content-type')).toBe(
+      'text/html; charset=utf-8',
+    );
+  });
+
   it('answers only at its loopback address: a rebound host name gets 403', async () => {
     const port = new URL(gateway.url).port;
     expect(await getWithHost('/', `127.0.0.1:${port}`)).toBe(200);
@@ -130,6 +141,11 @@ describe("the inbox's actions refuse anyone but the page", () => {
       ['inbound', 'x'.repeat(65 * 1024), 400],
       ['scan', { channel_id: 'unknown' }, 409],
       ['nope', {}, 404],
+      // names of Object.prototype are no actions
+      ['constructor', {}, 404],
+      ['toString', {}, 404],
+      ['__proto__', {}, 404],
+      ['hasOwnProperty', {}, 404],
     ];
     for (const [name, body, status] of cases) {
       expect((await action(name, body)).status, `${name} ${JSON.stringify(body).slice(0, 80)}`).toBe(status);

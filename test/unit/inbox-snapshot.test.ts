@@ -1,6 +1,6 @@
 // What the inbox page is sent: bounded, chats grouped, secrets of subscribed addresses masked.
 import { describe, expect, it } from 'vitest';
-import { inboxSnapshot, SNAPSHOT_LIMITS, withoutQueryValues } from '../../src/testing/inbox/snapshot.js';
+import { inboxSnapshot, SNAPSHOT_LIMITS, withoutSecrets } from '../../src/testing/inbox/snapshot.js';
 import { FakeState } from '../../src/testing/state.js';
 
 const send = (state: FakeState, i: number, chat_id: string, text: string) =>
@@ -57,16 +57,44 @@ describe('the inbox snapshot', () => {
     expect(JSON.stringify(snapshot)).not.toContain('secret-token');
   });
 
+  it('bounds what the API let a caller choose: long chat ids and addresses, many subscriptions', () => {
+    const state = new FakeState(10_000);
+    const long = 'n'.repeat(100_000);
+    send(state, 1, long, 'hi');
+    for (let i = 0; i < 1000; i++) {
+      state.subscriptions.set(`${i}`, { id: `${i}`, url: `http://h/${long}`, event: long });
+    }
+    const snapshot = inboxSnapshot(state, [], []);
+    expect(snapshot.subscriptions).toHaveLength(SNAPSHOT_LIMITS.subscriptions);
+    expect(snapshot.subscriptions.at(-1)?.id).toBe('999');
+    expect(JSON.stringify(snapshot).length).toBeLessThan(
+      3 * SNAPSHOT_LIMITS.subscriptions * SNAPSHOT_LIMITS.textChars,
+    );
+  });
+
   it('masks every query value of an address (secrets, keys)', () => {
-    expect(withoutQueryValues('http://127.0.0.1:1/hooks?secret=s3&crm=k&flag')).toBe(
+    expect(withoutSecrets('http://127.0.0.1:1/hooks?secret=s3&crm=k&flag')).toBe(
       'http://127.0.0.1:1/hooks?secret=…&crm=…&flag=…',
     );
-    expect(withoutQueryValues('http://127.0.0.1:1/hooks')).toBe('http://127.0.0.1:1/hooks');
+    expect(withoutSecrets('http://127.0.0.1:1/hooks')).toBe('http://127.0.0.1:1/hooks');
     const state = new FakeState(10);
     state.subscriptions.set('1', { id: '1', url: 'http://h/x?secret=s3', event: 'message.add' });
     state.v3Settings.webhooksUri = 'http://h/v3?key=k9';
     const json = JSON.stringify(inboxSnapshot(state, [], []));
     expect(json).not.toContain('s3');
+    expect(json).not.toContain('k9');
+  });
+
+  it("masks an address's user and password too (basic auth in a subscribed URL is a secret)", () => {
+    expect(withoutSecrets('https://crm:pa55@crm.example/hooks?secret=s3')).toBe(
+      'https://…@crm.example/hooks?secret=…',
+    );
+    expect(withoutSecrets('https://crm.example/a@b')).toBe('https://crm.example/a@b');
+    const state = new FakeState(10);
+    state.subscriptions.set('1', { id: '1', url: 'http://user:pa55@h/x', event: 'message.add' });
+    state.v3Settings.webhooksUri = 'http://user:k9@h/v3';
+    const json = JSON.stringify(inboxSnapshot(state, [], []));
+    expect(json).not.toContain('pa55');
     expect(json).not.toContain('k9');
   });
 });

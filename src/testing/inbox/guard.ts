@@ -14,6 +14,8 @@ export function refusal(
   action: boolean,
 ): string | undefined {
   const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+  // at port 80 a browser leaves the port out of Host and Origin
+  if (port === 80) hosts.push('127.0.0.1', 'localhost');
   if (!hosts.includes(req.headers.host ?? '')) return 'the inbox answers only at its loopback address';
   if (!action) return undefined;
   const origin = req.headers.origin;

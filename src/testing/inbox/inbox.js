@@ -61,6 +61,8 @@ async function clearWhen(done, field) {
 
 /** POSTs an action of the page; shows a refusal. */
 async function act(name, body, button) {
+  // disabling a focused button drops the focus to <body>: it goes back when the button is enabled
+  const focused = button && document.activeElement === button;
   if (button) button.disabled = true;
   try {
     const res = await fetch(`/_inbox/${name}`, {
@@ -76,6 +78,11 @@ async function act(name, body, button) {
     return false;
   } finally {
     if (button) button.disabled = false;
+    if (focused && document.activeElement === document.body) {
+      button.focus();
+      // a Scan button hidden meanwhile (its channel is scanned): the channel's name takes the focus
+      if (document.activeElement !== button) button.closest('.card')?.querySelector('.name')?.focus();
+    }
   }
 }
 
@@ -122,7 +129,7 @@ function createChannel(c) {
   return el(
     'li',
     { class: 'card', 'data-channel': id },
-    el('h3', { class: 'name' }),
+    el('h3', { class: 'name', tabindex: '-1' }),
     el('p', { class: 'meta' }),
     el('p', {}, el('span', { class: 'badge' })),
     qr,
@@ -138,7 +145,10 @@ function updateChannel(node, c) {
   node.dataset.status = c.status;
   const qr = node.querySelector('.qr');
   const showQr = typeof c.qr === 'string' && c.qr.startsWith('data:image/png;base64,');
+  // hiding the focused Scan button would drop the keyboard at the top of the page: keep it here
+  const hadFocus = !showQr && qr.contains(document.activeElement);
   qr.hidden = !showQr;
+  if (hadFocus) node.querySelector('.name').focus();
   const img = qr.querySelector('img');
   if (showQr && img.getAttribute('src') !== c.qr) img.setAttribute('src', c.qr);
   img.alt = `QR code to scan for channel ${c.name || c.channel_id}`;
@@ -273,7 +283,9 @@ function renderLists(s) {
 function render(snapshot) {
   renderChannels(snapshot.channels);
   byId('chats-empty').hidden = snapshot.chats.length > 0;
-  keyed(byId('chats'), snapshot.chats, (c) => `${c.channel_id} ${c.chat_id}`, createChat, updateChat);
+  // the pair as JSON: joined by a space, ("a b", "c") and ("a", "b c") were one key
+  const chatKey = (c) => JSON.stringify([c.channel_id, c.chat_id]);
+  keyed(byId('chats'), snapshot.chats, chatKey, createChat, updateChat);
   renderLists(snapshot);
 }
 
@@ -289,6 +301,11 @@ const events = new EventSource(`/_inbox/events?t=${encodeURIComponent(PAGE_TOKEN
 events.addEventListener('snapshot', (event) => {
   byId('live').textContent = 'live';
   render(JSON.parse(event.data));
+});
+events.addEventListener('replaced', () => {
+  // newer pages took this one's place: reconnecting would close one of them, and so on forever
+  events.close();
+  byId('live').textContent = 'closed: another inbox page took its place; reload to come back';
 });
 events.addEventListener('error', () => {
   // a restarted fake has a new page token: the browser gives up, and a reload gets the new one

@@ -1,16 +1,23 @@
 import type { ServerResponse } from 'node:http';
 
-/** Pages that may listen at once; a new one past this closes the oldest (a tab left open). */
+/**
+ * Pages that may listen at once; a new one past this closes the oldest (a tab left open), telling
+ * it with a `replaced` event so that it stops instead of reconnecting and closing another.
+ */
 export const MAX_LISTENERS = 8;
 /** Changes within this long are sent as one snapshot (ms): a burst of sends is one update. */
 const COALESCE_MS = 25;
 
 /**
  * The inbox page's server-sent events: each listener gets the snapshot when it connects and after
- * every change (coalesced). Bounded in listeners; {@link LiveUpdates.close} ends them all.
+ * every change (coalesced). Bounded in listeners, and in what each holds: a listener that has not
+ * read its last snapshot is skipped, and gets the newest one when it drains (a stalled tab must
+ * not make the fake buffer a snapshot per change). {@link LiveUpdates.close} ends them all.
  */
 export class LiveUpdates {
   readonly #listeners = new Set<ServerResponse>();
+  /** Listeners skipped while their buffer was full: they get the newest snapshot on drain. */
+  readonly #behind = new WeakSet<ServerResponse>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
@@ -30,7 +37,7 @@ export class LiveUpdates {
     if (this.#listeners.size >= MAX_LISTENERS) {
       const [oldest] = this.#listeners;
       this.#listeners.delete(oldest as ServerResponse);
-      oldest?.end();
+      oldest?.end('event: replaced\ndata: {}\n\n');
     }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -39,6 +46,11 @@ export class LiveUpdates {
     });
     this.#listeners.add(res);
     res.once('close', () => this.#listeners.delete(res));
+    res.on('drain', () => {
+      if (!this.#behind.has(res) || !this.#listeners.has(res)) return;
+      this.#behind.delete(res);
+      res.write(this.#event());
+    });
     res.write(this.#event());
   }
 
@@ -49,7 +61,10 @@ export class LiveUpdates {
       this.#timer = undefined;
       if (this.#listeners.size === 0) return;
       const event = this.#event();
-      for (const res of this.#listeners) res.write(event);
+      for (const res of this.#listeners) {
+        if (res.writableNeedDrain) this.#behind.add(res);
+        else res.write(event);
+      }
     }, COALESCE_MS);
     this.#timer.unref?.();
   }

@@ -44,7 +44,8 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
   const pageToken = randomUUID();
   const page = INBOX_FILES['index.html'].replace('{{PAGE_TOKEN}}', pageToken);
   const act = async (req: IncomingMessage, res: ServerResponse, name: string) => {
-    const action = ACTIONS[name];
+    // own keys only: `constructor` or `toString` from the path is no action
+    const action = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
     if (!action) return json(res, 404, { error: 'no such inbox action' });
     let body: unknown;
     try {
@@ -74,9 +75,12 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
       return true;
     }
     if (isAction) return act(req, res, name);
-    if (req.method !== 'GET') json(res, 405, { error: 'GET or POST' });
+    // HEAD is a GET whose body Node leaves out; it opens no event stream
+    const head = req.method === 'HEAD';
+    if (req.method !== 'GET' && !head) json(res, 405, { error: 'GET, HEAD or POST' });
     else if (pathname === '/') file(res, 'index.html', page);
     else if (name === 'inbox.css' || name === 'inbox.js') file(res, name, INBOX_FILES[name]);
+    else if (name === 'events' && head) json(res, 405, { error: 'GET: an event stream' });
     else if (name === 'events' && url.searchParams.get('t') === pageToken) live.listen(res);
     else if (name === 'events') json(res, 403, { error: 'the page token is missing or wrong' });
     else json(res, 404, { error: 'not found' });

@@ -3,7 +3,14 @@ import type { RecordedRequest } from '../requests.js';
 import type { FakeState } from '../state.js';
 
 /** How much of each list one snapshot holds (newest kept): the page is for a person to read. */
-export const SNAPSHOT_LIMITS = { channels: 100, messages: 500, log: 100, textChars: 4096 } as const;
+export const SNAPSHOT_LIMITS = {
+  channels: 100,
+  subscriptions: 100,
+  messages: 500,
+  log: 100,
+  /** Of a message's text, and of any id, name or address a caller of the API chose. */
+  textChars: 4096,
+} as const;
 
 /** One message of a chat as the inbox page shows it. */
 export interface InboxMessage {
@@ -37,15 +44,23 @@ export interface InboxSnapshot {
   deliveries: { api: string; kind: string; url: string; status: number | null; repeat: boolean }[];
 }
 
-/** An address with every query value replaced by `…`: subscribed URLs carry secrets. */
-export function withoutQueryValues(address: string): string {
-  const at = address.indexOf('?');
-  if (at < 0) return address;
-  const keys = address
+/**
+ * An address with its user and password and every query value replaced by `…`: subscribed URLs
+ * carry secrets (a `secret` or key in the query, basic auth before the host).
+ */
+export function withoutSecrets(address: string): string {
+  const start = address.indexOf('://') + 3;
+  const hostEnd = address.slice(start).search(/[/?#]/);
+  const authority = hostEnd < 0 ? address.slice(start) : address.slice(start, start + hostEnd);
+  const user = start > 2 ? authority.lastIndexOf('@') : -1;
+  const shown = user < 0 ? address : `${address.slice(0, start)}…${address.slice(start + user)}`;
+  const at = shown.indexOf('?');
+  if (at < 0) return shown;
+  const keys = shown
     .slice(at + 1)
     .split('&')
     .map((pair) => `${pair.split('=')[0]}=…`);
-  return `${address.slice(0, at)}?${keys.join('&')}`;
+  return `${shown.slice(0, at)}?${keys.join('&')}`;
 }
 
 const clip = (text: unknown) => (typeof text === 'string' ? text.slice(0, SNAPSHOT_LIMITS.textChars) : '');
@@ -73,7 +88,12 @@ function chatsOf(state: FakeState): InboxSnapshot['chats'] {
   const chats = new Map<string, InboxSnapshot['chats'][number]>();
   for (const { channel_id, chat_id, chat_type, ...message } of newest(all, SNAPSHOT_LIMITS.messages)) {
     const key = `${channel_id}\n${chat_id}`;
-    const chat = chats.get(key) ?? { channel_id, chat_id, chat_type, messages: [] };
+    const chat = chats.get(key) ?? {
+      channel_id: clip(channel_id),
+      chat_id: clip(chat_id),
+      chat_type: clip(chat_type),
+      messages: [],
+    };
     chats.set(key, chat);
     chat.messages.push(message);
   }
@@ -98,26 +118,24 @@ export function inboxSnapshot(
   return {
     channels,
     chats: chatsOf(state),
-    subscriptions: [...state.subscriptions.values()].map(({ id, event, url }) => ({
-      id,
-      event,
-      url: withoutQueryValues(url),
-    })),
+    subscriptions: newest([...state.subscriptions.values()], SNAPSHOT_LIMITS.subscriptions).map(
+      ({ id, event, url }) => ({ id: clip(id), event: clip(event), url: clip(withoutSecrets(url)) }),
+    ),
     v3: {
-      url: webhooksUri === null ? null : withoutQueryValues(webhooksUri),
+      url: webhooksUri === null ? null : clip(withoutSecrets(webhooksUri)),
       switches: Object.entries(switches)
         .filter(([, on]) => on)
         .map(([name]) => name),
     },
     requests: newest(requests, SNAPSHOT_LIMITS.log).map(({ method, path, status }) => ({
       method,
-      path,
+      path: clip(path),
       status,
     })),
     deliveries: newest(deliveries, SNAPSHOT_LIMITS.log).map(({ api, kind, url, status, repeat }) => ({
       api,
       kind,
-      url: withoutQueryValues(url),
+      url: clip(withoutSecrets(url)),
       status: status ?? null,
       repeat,
     })),
