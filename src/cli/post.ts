@@ -1,12 +1,13 @@
+import { withoutSecrets } from '../internal/address.js';
 import { readLimited } from '../internal/bytes.js';
 import { type Io, mib } from './io.js';
 
 /** The most of a receiver's answer the bin reads (a webhook answer is a few bytes). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** The address without its query: the query may hold the receiver's secret. */
+/** The address as printed: its query values (the receiver's secret) and any user and password hidden. */
 export function shown(url: URL): string {
-  return `${url.origin}${url.pathname}${url.search ? '?…' : ''}`;
+  return withoutSecrets(url.href);
 }
 
 /** The answer's body: JSON when it parses, else its text. */

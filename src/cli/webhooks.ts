@@ -1,12 +1,7 @@
+import { withoutSecrets } from '../internal/address.js';
 import { V2_EVENTS, type V2EventName } from '../schemas/subscriptions.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
-
-/** The URL without its query: the query may hold the receiver's secret. */
-function shown(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : `${url.slice(0, q)}?…`;
-}
 
 /** `messaging-gateway webhooks list | ensure <url> --events a,b [--prune] | remove <id>…`. */
 export async function webhooks(args: string[], io: Io): Promise<number> {
@@ -41,7 +36,7 @@ export async function webhooks(args: string[], io: Io): Promise<number> {
         ? await client.webhooks.list()
         : await client.webhooks.ensure(positionals[0] as string, events, { prune: values.prune ?? false });
     print(io, values.json, list, () =>
-      list.length ? list.map((s) => `${s.id}  ${s.event}  ${shown(s.url)}`) : ['no subscriptions'],
+      list.length ? list.map((s) => `${s.id}  ${s.event}  ${withoutSecrets(s.url)}`) : ['no subscriptions'],
     );
     return EXIT.ok;
   });

@@ -92,7 +92,7 @@ describe('messaging-gateway trigger', () => {
       'data[0].timestamp:=1735689600123',
     ]);
     expect(code).toBe(0);
-    expect(stdout).toBe(`POST ${url}?… message.add → 200 OK\n{"ok":true}\n`); // the secret is not printed
+    expect(stdout).toBe(`POST ${url}?secret=… message.add → 200 OK\n{"ok":true}\n`); // the secret is not printed
     expect(received).toMatchObject([
       { api: 'v2', event: 'message.add', data: [{ text: 'Hi there', timestamp: 1735689600123 }] },
     ]);

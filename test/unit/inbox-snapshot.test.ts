@@ -1,6 +1,7 @@
 // What the inbox page is sent: bounded, chats grouped, secrets of subscribed addresses masked.
 import { describe, expect, it } from 'vitest';
-import { inboxSnapshot, SNAPSHOT_LIMITS, withoutSecrets } from '../../src/testing/inbox/snapshot.js';
+import { withoutSecrets } from '../../src/internal/address.js';
+import { inboxSnapshot, SNAPSHOT_LIMITS } from '../../src/testing/inbox/snapshot.js';
 import { FakeState } from '../../src/testing/state.js';
 
 const send = (state: FakeState, i: number, chat_id: string, text: string) =>

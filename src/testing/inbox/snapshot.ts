@@ -1,3 +1,4 @@
+import { withoutSecrets } from '../../internal/address.js';
 import type { DeliveryRecord } from '../deliveries.js';
 import type { RecordedRequest } from '../requests.js';
 import type { FakeState } from '../state.js';
@@ -42,25 +43,6 @@ export interface InboxSnapshot {
   v3: { url: string | null; switches: string[] };
   requests: { method: string; path: string; status: number }[];
   deliveries: { api: string; kind: string; url: string; status: number | null; repeat: boolean }[];
-}
-
-/**
- * An address with its user and password and every query value replaced by `…`: subscribed URLs
- * carry secrets (a `secret` or key in the query, basic auth before the host).
- */
-export function withoutSecrets(address: string): string {
-  const start = address.indexOf('://') + 3;
-  const hostEnd = address.slice(start).search(/[/?#]/);
-  const authority = hostEnd < 0 ? address.slice(start) : address.slice(start, start + hostEnd);
-  const user = start > 2 ? authority.lastIndexOf('@') : -1;
-  const shown = user < 0 ? address : `${address.slice(0, start)}…${address.slice(start + user)}`;
-  const at = shown.indexOf('?');
-  if (at < 0) return shown;
-  const keys = shown
-    .slice(at + 1)
-    .split('&')
-    .map((pair) => `${pair.split('=')[0]}=…`);
-  return `${shown.slice(0, at)}?${keys.join('&')}`;
 }
 
 const clip = (text: unknown) => (typeof text === 'string' ? text.slice(0, SNAPSHOT_LIMITS.textChars) : '');
