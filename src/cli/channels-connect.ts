@@ -2,13 +2,14 @@
 // each step printed; the QR shown in the terminal and saved as a PNG, the 2FA password asked.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { GatewayApiError } from '../core/errors.js';
 import type { ConnectStep } from '../resources/channel-connect/steps.js';
 import type { Channel, CreateChannelParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, readInput, UsageError } from './io.js';
 import { decodePng } from './png-decode.js';
-import { askSecret } from './prompt.js';
+import { askSecret, PromptCancelledError } from './prompt.js';
 import { parsePort, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs } from './service.js';
 import { halfBlockLines, qrModules } from './terminal-qr.js';
@@ -64,7 +65,12 @@ function shownChannel(c: Channel): Record<string, unknown> {
 /** Prints one step (and saves a QR); returns after a `password` step is answered. */
 async function showStep(
   step: ConnectStep,
-  context: { qrFile: string | undefined; submit2fa: (code: string) => Promise<void> },
+  context: {
+    qrFile: string | undefined;
+    submit2fa: (code: string) => Promise<void>;
+    /** Aborts the password prompt on a signal or once --timeout passed. */
+    promptSignal: () => AbortSignal;
+  },
 ): Promise<Shown> {
   const base = { step: step.kind, channelId: step.channelId };
   switch (step.kind) {
@@ -90,12 +96,25 @@ async function showStep(
       return { json: { ...base, url: step.url }, lines: [`open this address to connect: ${step.url}`] };
     case 'password':
       for (;;) {
-        const code = await askSecret(`two-factor password of the account (channel ${step.channelId}): `);
+        let code: string;
+        try {
+          const question = `two-factor password of the account (channel ${step.channelId}): `;
+          code = await askSecret(question, process.stdin, process.stderr, context.promptSignal());
+        } catch (error) {
+          if (error instanceof PromptCancelledError) throw error;
+          // interrupted or past --timeout: the flow's next step rejects with its own error
+          return { json: base, lines: [] };
+        }
         try {
           await context.submit2fa(code);
           return { json: base, lines: ['password sent'] };
         } catch (error) {
-          process.stderr.write(`the password was refused (${(error as Error).name}); try again\n`);
+          if (!(error instanceof GatewayApiError)) {
+            // not the service's no (the flow ended, the network): the flow asks again or ends
+            process.stderr.write(`the password was not sent (${(error as Error).name})\n`);
+            return { json: base, lines: [] };
+          }
+          process.stderr.write(`the password was refused (${error.name}); try again\n`);
         }
       }
     case 'active':
@@ -138,6 +157,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
       });
       try {
         if (!json) io.out(`receiving webhooks at ${receiver.shownUrl}`);
+        const deadline = Date.now() + timeoutMs;
         const connection = client.channels.connect(params, {
           hooks: receiver.hooks,
           timeoutMs,
@@ -147,6 +167,8 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
         const context = {
           qrFile: values['qr-file'],
           submit2fa: (code: string) => connection.submit2fa(code),
+          promptSignal: () =>
+            AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]),
         };
         for await (const step of connection) {
           const shown = await showStep(step, context);

@@ -1,6 +1,7 @@
 // Asking for a secret on the terminal (the messenger's 2FA password): nothing echoed on a TTY,
 // one line of standard input otherwise.
 import { StringDecoder } from 'node:string_decoder';
+import { onAbort } from '../internal/on-abort.js';
 
 /** The longest answer read: a 2FA password is far shorter. */
 export const MAX_ANSWER_CHARS = 1024;
@@ -30,19 +31,25 @@ function typed(answer: string, char: string): string | { end: 'done' | 'cancel' 
 /**
  * Writes `question` and reads the answer: on a TTY in raw mode, nothing echoed (backspace works,
  * Ctrl-C cancels); otherwise one line of the input. Rejects with {@link PromptCancelledError} on
- * Ctrl-C or when the input ends first. Answers are cut at {@link MAX_ANSWER_CHARS}.
+ * Ctrl-C or when the input ends first, and with `signal.reason` when `signal` aborts (a signal to
+ * the process, or the flow's time-out: the terminal is given back, nothing waits on the input).
+ * Answers are cut at {@link MAX_ANSWER_CHARS}.
  */
 export function askSecret(
   question: string,
   input: PromptInput = process.stdin,
   output: PromptOutput = process.stderr,
+  signal?: AbortSignal,
 ): Promise<string> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   output.write(question);
   const raw = input.isTTY === true && typeof input.setRawMode === 'function';
   return new Promise((resolve, reject) => {
     let answer = '';
     const decoder = new StringDecoder('utf8'); // a character split across chunks stays whole
+    let cancelAbort: (() => void) | undefined;
     const finish = (error?: Error) => {
+      cancelAbort?.();
       input.off('data', onData);
       input.off('end', onEnd);
       if (raw) input.setRawMode?.(false);
@@ -76,6 +83,7 @@ export function askSecret(
       answer && !raw
         ? finish()
         : finish(new PromptCancelledError('standard input ended before the password'));
+    if (signal) cancelAbort = onAbort(signal, (reason) => finish(reason as Error));
     if (raw) input.setRawMode?.(true);
     input.on('data', onData);
     input.on('end', onEnd);

@@ -51,4 +51,16 @@ describe('askSecret', () => {
     empty.end();
     await expect(none).rejects.toThrow(/ended before the password/);
   });
+
+  it("an abort (a signal, the flow's time-out) ends the prompt: rejects with its reason, raw mode off, input let go", async () => {
+    const t = terminal();
+    const stop = new AbortController();
+    const answer = askSecret('password: ', t.input, t.output, stop.signal);
+    t.input.write('ab');
+    stop.abort(new Error('interrupted (SIGTERM)'));
+    await expect(answer).rejects.toThrow('interrupted (SIGTERM)');
+    expect(t.input.modes).toEqual([true, false]);
+    expect(t.input.listenerCount('data')).toBe(0);
+    await expect(askSecret('again: ', t.input, t.output, stop.signal)).rejects.toThrow('SIGTERM');
+  });
 });
