@@ -49,6 +49,10 @@ function readChunks(png: Uint8Array): { header: Header; palette: Uint8Array | un
     if (at + 8 > png.length) throw new PngDecodeError('the PNG ends before its IEND chunk');
     const length = view.getUint32(at);
     const type = String.fromCharCode(...png.subarray(at + 4, at + 8));
+    // a chunk type is 4 ASCII letters (spec: chunk layout); anything else is never echoed, as the
+    // messages reach the terminal
+    if (!/^[A-Za-z]{4}$/.test(type))
+      throw new PngDecodeError('the PNG is damaged (a chunk type that is not 4 letters)');
     const body = png.subarray(at + 8, at + 8 + length);
     if (body.length !== length) throw new PngDecodeError(`the PNG's ${type} chunk is cut short`);
     at += 12 + length;
