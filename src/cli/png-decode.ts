@@ -85,6 +85,8 @@ function checkHeader({ width, height, depth, colour }: Header, palette: Uint8Arr
   if (width * height > MAX_PNG_PIXELS)
     throw new PngDecodeError(`the PNG has ${width} × ${height} pixels; at most ${MAX_PNG_PIXELS} are read`);
   if (colour === 3 && !palette) throw new PngDecodeError('the palette PNG has no palette (PLTE)');
+  if (palette && (palette.length === 0 || palette.length % 3 !== 0 || palette.length > 256 * 3))
+    throw new PngDecodeError('the PNG palette (PLTE) is not 1 to 256 entries of 3 bytes');
   return Math.ceil((width * channels * depth) / 8);
 }
 
@@ -116,12 +118,17 @@ function unfilter(data: Uint8Array, header: Header, stride: number): Uint8Array 
   return out;
 }
 
-/** Lightness of one pixel's samples (8-bit each), with alpha composited on white. */
+/**
+ * Lightness of one pixel's samples (8-bit each), with alpha composited on white.
+ * @throws PngDecodeError for a palette index past the palette (spec: PLTE)
+ */
 function lightness(samples: readonly number[], colour: number, palette: Uint8Array | undefined): number {
   let [r, g, b, alpha] = [0, 0, 0, 255];
   if (colour === 3) {
     const i = (samples[0] as number) * 3;
-    [r, g, b] = [palette?.[i] ?? 0, palette?.[i + 1] ?? 0, palette?.[i + 2] ?? 0];
+    if (!palette || i + 2 >= palette.length)
+      throw new PngDecodeError(`the PNG uses palette index ${samples[0]}, past its palette`);
+    [r, g, b] = [palette[i] as number, palette[i + 1] as number, palette[i + 2] as number];
   } else if (colour === 0 || colour === 4) {
     r = g = b = samples[0] as number;
     if (colour === 4) alpha = samples[1] as number;
