@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GatewayApiError } from '../core/errors.js';
 import type { ConnectStep } from '../resources/channel-connect/steps.js';
-import type { Channel, CreateChannelParams } from '../schemas/channels.js';
+import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, readInput, UsageError } from './io.js';
@@ -143,6 +143,15 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
   const port = parsePort(values.listen);
   const timeoutMs = Number(values.timeout) * 1000;
   if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const pairingPhone = values['pairing-phone'];
+  // checked before the channel is created, by the rule requestPairingCode applies after the QR
+  if (
+    pairingPhone !== undefined &&
+    !pairingCodeParams.safeParse({ transport: 'whatsapp', pairing_phone: pairingPhone }).success
+  )
+    throw new UsageError(
+      '--pairing-phone takes the phone in digits only, international format without + (e.g. 79001234567)',
+    );
   const credentials = await credentialsOf(values.credentials, io);
   const params = { transport: values.transport, credentials } as CreateChannelParams;
   const { client, credentials: keys } = clientFrom(values);
@@ -162,7 +171,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
           hooks: receiver.hooks,
           timeoutMs,
           signal,
-          ...(values['pairing-phone'] !== undefined && { pairingPhone: values['pairing-phone'] }),
+          ...(pairingPhone !== undefined && { pairingPhone }),
         });
         const context = {
           qrFile: values['qr-file'],

@@ -261,6 +261,21 @@ describe('channels connect without a terminal', () => {
     expect(await subscriptions()).toEqual([]);
   });
 
+  it('a --pairing-phone the service cannot take is a usage error before any channel is created', async () => {
+    await start();
+    const { code, stdout, stderr } = await runBin(
+      connect('--transport', 'whatsapp', '--pairing-phone', '+7 900 123-45-67'),
+      '',
+      env,
+    );
+    expect(code).toBe(2);
+    expect(stdout).not.toMatch(/created channel/);
+    expect(stderr).toMatch(/--pairing-phone/);
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
+    expect(await client.channels.list()).toEqual([]);
+    expect(await subscriptions()).toEqual([]);
+  });
+
   it('exits 2 on a usage error, and prints its own help', async () => {
     await start();
     expect((await runBin(['channels', 'connect', '--listen', '0'], '', env)).code).toBe(2);
