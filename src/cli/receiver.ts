@@ -59,6 +59,13 @@ function subscribedUrl(base: string, secret: string): URL {
   return url;
 }
 
+/** Removes the account's subscriptions whose URL holds `secret` (this run's own). */
+async function removeSubscriptionsOf(client: GatewayClient, secret: string): Promise<void> {
+  const secretOf = (href: string) => URL.parse(href)?.searchParams.get('secret');
+  const ids = (await client.webhooks.list()).filter((s) => secretOf(s.url) === secret).map((s) => s.id);
+  if (ids.length) await client.webhooks.unsubscribe(ids);
+}
+
 /**
  * Starts the receiver, then subscribes its address (`webhooks.ensure`) to `events`. The server
  * answers on every path, so a tunnel may forward to any of them.
@@ -86,6 +93,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     // The URL holds this run's secret, so every subscription of it is this run's own.
     ids = (await options.client.webhooks.ensure(url.href, options.events)).map((s) => s.id);
   } catch (error) {
+    // the service may have made them before its answer was lost: remove what carries the secret
+    await removeSubscriptionsOf(options.client, secret).catch(() => {});
     await stopServer();
     throw error;
   }
