@@ -10,7 +10,7 @@ import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, readInput, UsageError } from './io.js';
 import { decodePng } from './png-decode.js';
 import { askSecret, PromptCancelledError } from './prompt.js';
-import { parsePort, startReceiver } from './receiver.js';
+import { closeReceiver, parsePort, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs } from './service.js';
 import { halfBlockLines, qrModules } from './terminal-qr.js';
 
@@ -186,9 +186,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
         }
         return EXIT.ok;
       } finally {
-        await receiver
-          .close()
-          .catch((error: Error) => io.err(`could not remove the subscriptions: ${error.name}`));
+        await closeReceiver(receiver, io);
       }
     }),
   );

@@ -8,7 +8,7 @@ import type { GatewayClient } from '../client.js';
 import type { V2EventName } from '../schemas/subscriptions.js';
 import { createNodeMiddleware } from '../webhooks/adapters/node.js';
 import { WebhookHandler } from '../webhooks/receive/handler.js';
-import { UsageError } from './io.js';
+import { type Io, UsageError } from './io.js';
 
 /** What a command's receiver listens on and subscribes to. */
 export interface ReceiverOptions {
@@ -114,4 +114,14 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       return closing;
     },
   };
+}
+
+/**
+ * Closes a command's receiver at its end; a failed removal of its subscriptions is reported on
+ * standard error (its class only), never in place of the command's own result or error.
+ */
+export async function closeReceiver(receiver: Receiver | undefined, io: Io): Promise<void> {
+  await receiver
+    ?.close()
+    .catch((error: Error) => io.err(`could not remove the subscriptions: ${error.name}`));
 }

@@ -3,7 +3,7 @@ import { DeliveryTracker } from '../tracking/delivery-tracker.js';
 import type { FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, UsageError } from './io.js';
-import { parsePort, type Receiver, startReceiver } from './receiver.js';
+import { closeReceiver, parsePort, type Receiver, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
 /** The statuses `--wait` takes (spec: message statuses, in their order). */
@@ -35,6 +35,7 @@ async function sendAndWait(
   wait: ReturnType<typeof waitOptions>,
   signal: AbortSignal,
   onSent: (result: { request_id: string; chat_id?: string | null | undefined }) => void,
+  io: Io,
 ) {
   let receiver: Receiver | undefined;
   try {
@@ -57,7 +58,7 @@ async function sendAndWait(
         : undefined;
     return { result, status: update?.status };
   } finally {
-    await receiver?.close();
+    await closeReceiver(receiver, io);
   }
 }
 
@@ -105,7 +106,7 @@ export async function send(args: string[], io: Io): Promise<number> {
       `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${r.chat_id}` : ''}`;
     const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
     const { result, status } = await untilInterrupted((signal) =>
-      sendAndWait(client, params, wait, signal, onSent),
+      sendAndWait(client, params, wait, signal, onSent, io),
     );
     print(io, values.json, { ok: true, ...result, ...(status && { status }) }, () =>
       status ? [`status: ${status}`] : [],

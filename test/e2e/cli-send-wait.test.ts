@@ -44,6 +44,15 @@ describe('send --wait', () => {
     expect(await client.webhooks.list()).toEqual([]);
   });
 
+  it('a failed removal of the subscription is reported, and does not hide the status reached', async () => {
+    const { send } = await setup();
+    gateway.failNext('DELETE', '/v2/webhooks', { status: 503 });
+    const { code, stdout, stderr } = await send('whatsapp:79001234567', '--wait', 'read');
+    expect(stdout).toMatch(/^sent: request_id \S+.*\nstatus: read\n$/);
+    expect(stderr).toMatch(/could not remove the subscriptions/);
+    expect(code).toBe(0);
+  });
+
   it('--json adds the status reached', async () => {
     const { send } = await setup();
     const { code, stdout } = await send('whatsapp:79001234567', '--wait', 'delivered', '--json');
