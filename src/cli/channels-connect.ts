@@ -7,7 +7,7 @@ import type { ConnectStep } from '../resources/channel-connect/steps.js';
 import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, type Io, readInput, UsageError } from './io.js';
+import { EXIT, type Io, parseTimeout, readInput, UsageError } from './io.js';
 import { decodePng } from './png-decode.js';
 import { askSecret, PromptCancelledError } from './prompt.js';
 import { closeReceiver, parsePort, startReceiver } from './receiver.js';
@@ -141,8 +141,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
   });
   if (!values.transport) throw new UsageError('channels connect needs --transport <whatsapp, telegram, …>');
   const port = parsePort(values.listen);
-  const timeoutMs = Number(values.timeout) * 1000;
-  if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const timeoutMs = parseTimeout(values.timeout);
   const pairingPhone = values['pairing-phone'];
   // checked before the channel is created, by the rule requestPairingCode applies after the QR
   if (

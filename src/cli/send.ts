@@ -2,7 +2,7 @@ import type { GatewayClient } from '../client.js';
 import { DeliveryTracker } from '../tracking/delivery-tracker.js';
 import type { FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, type Io, UsageError } from './io.js';
+import { EXIT, type Io, parseTimeout, UsageError } from './io.js';
 import { closeReceiver, parsePort, type Receiver, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
@@ -17,8 +17,7 @@ function waitOptions(values: Record<string, unknown>) {
     return undefined;
   }
   if (!WAITS.includes(until as never)) throw new UsageError(`--wait takes ${WAITS.join(', ')}`);
-  const timeoutMs = Number(values.timeout) * 1000;
-  if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const timeoutMs = parseTimeout(values.timeout as string | undefined);
   const publicUrl = values['public-url'] as string | undefined;
   return {
     until: until as FinalStatus,

@@ -282,6 +282,9 @@ describe('channels connect without a terminal', () => {
     expect(
       (await runBin(['channels', 'connect', '--transport', 'whatsapp', '--listen', 'x'], '', env)).code,
     ).toBe(2);
+    const forever = await runBin(connect('--transport', 'whatsapp', '--timeout', 'Infinity'), '', env);
+    expect([forever.code, forever.stdout]).toEqual([2, '']);
+    expect((await runBin(connect('--transport', 'whatsapp', '--timeout', '1e7'), '', env)).code).toBe(2);
     const help = await runBin(['channels', 'connect', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: messaging-gateway channels connect --transport/);

@@ -94,4 +94,13 @@ describe('send --wait', () => {
     expect(noWait.code).toBe(2);
     expect(noWait.stderr).toContain('--listen is for --wait');
   });
+
+  it('exits 2 on a --timeout no timer can hold (it would end at once, after sending)', async () => {
+    const { send } = await setup();
+    for (const timeout of ['1e7', 'Infinity']) {
+      const run = await send('whatsapp:79001234567', '--wait', 'read', '--timeout', timeout);
+      expect([run.code, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toContain('--timeout takes');
+    }
+  });
 });
