@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { GatewayApiError } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { ConnectStep } from '../resources/channel-connect/steps.js';
 import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
@@ -31,7 +32,7 @@ async function credentialsOf(text: string | undefined, io: Io): Promise<Record<s
   const json = text.startsWith('@') ? await readInput(text.slice(1), io, MAX_CREDENTIALS_BYTES) : text;
   try {
     const value: unknown = JSON.parse(json);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (isRecord(value)) return value;
   } catch {}
   throw new UsageError('--credentials takes a JSON object, or @file holding one');
 }

@@ -71,6 +71,13 @@ describe('Architecture', () => {
     );
   });
 
+  it('the bin tests a plain object with internal/is-record, not a copy of it', () => {
+    const copies = sourceFiles('src/cli').filter((file) =>
+      /typeof \w+ === 'object'[^\n]*Array\.isArray/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(copies).toEqual([]);
+  });
+
   it('no two files share a name within src/webhooks (a reader guesses right the first time)', () => {
     const names = sourceFiles('src/webhooks').map((f) => f.split('/').pop());
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
