@@ -2,6 +2,7 @@
 // picture of a QR code, down to one lightness byte per pixel. Colour types grey, RGB, palette,
 // grey+alpha and RGBA; bit depths 1/2/4/8 (grey, palette) and 8/16 (the others); no interlace.
 import { inflateSync } from 'node:zlib';
+import { hasPngSignature } from '../internal/png-signature.js';
 
 /** The most pixels a picture may have (4096 × 4096): a QR's PNG is far smaller. */
 export const MAX_PNG_PIXELS = 4096 * 4096;
@@ -18,7 +19,6 @@ export class PngDecodeError extends Error {
   override name = 'PngDecodeError';
 }
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Samples per pixel by colour type. */
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 /** Bit depths allowed by colour type (spec: IHDR). */
@@ -39,8 +39,7 @@ interface Header {
 
 /** The chunks' parts this decoder uses: the header, the palette, and the joined image data. */
 function readChunks(png: Uint8Array): { header: Header; palette: Uint8Array | undefined; data: Uint8Array } {
-  if (png.length < 8 || SIGNATURE.some((b, i) => png[i] !== b))
-    throw new PngDecodeError('not a PNG (no PNG signature)');
+  if (!hasPngSignature(png)) throw new PngDecodeError('not a PNG (no PNG signature)');
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   let header: Header | undefined;
   let palette: Uint8Array | undefined;
