@@ -162,6 +162,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
         client,
         port,
         events: CHANNEL_EVENTS,
+        signal,
         ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
       });
       try {

@@ -25,6 +25,8 @@ export interface ReceiverOptions {
   publicUrl?: string;
   /** The v2 events to subscribe to. */
   events: readonly V2EventName[];
+  /** Stops subscribing (Ctrl-C): what the service made is removed, the server stopped. */
+  signal?: AbortSignal;
 }
 
 /** A running receiver. */
@@ -91,7 +93,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let ids: string[] = [];
   try {
     // The URL holds this run's secret, so every subscription of it is this run's own.
-    ids = (await options.client.webhooks.ensure(url.href, options.events)).map((s) => s.id);
+    const ensured = await options.client.webhooks.ensure(url.href, options.events, {
+      ...(options.signal && { signal: options.signal }),
+    });
+    ids = ensured.map((s) => s.id);
   } catch (error) {
     // the service may have made them before its answer was lost: remove what carries the secret
     await removeSubscriptionsOf(options.client, secret).catch(() => {});

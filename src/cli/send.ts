@@ -45,11 +45,12 @@ async function sendAndWait(
         client,
         port,
         events: ['message.status_update'],
+        signal,
         ...(publicUrl && { publicUrl }),
       });
       tracker = new DeliveryTracker().attach(receiver.hooks);
     }
-    const result = await client.messages.send(params as never);
+    const result = await client.messages.send(params as never, { signal });
     onSent(result);
     const update =
       wait && tracker

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
-import { runBin } from '../support/run-bin.js';
+import { runBin, startBin } from '../support/run-bin.js';
 
 let gateway: FakeGateway;
 afterEach(async () => {
@@ -51,6 +51,36 @@ describe('send --wait', () => {
     expect(stdout).toMatch(/^sent: request_id \S+.*\nstatus: read\n$/);
     expect(stderr).toMatch(/could not remove the subscriptions/);
     expect(code).toBe(0);
+  });
+
+  it('Ctrl-C (SIGINT) while the service has not answered the send ends the run at once, with or without --wait', async () => {
+    const { client } = await setup();
+    const [channel] = await client.channels.list();
+    for (const more of [[], ['--wait', 'read', '--listen', '0']]) {
+      gateway.failNext('POST', '/v2/messages', { status: 503, delayMs: 10_000 });
+      const child = startBin(
+        [
+          'send',
+          '--channel',
+          channel?.channel_id as string,
+          '--to',
+          'whatsapp:79001234567',
+          '--text',
+          'Hi',
+          ...more,
+        ],
+        { GATEWAY_BASE_URL: gateway.url, GATEWAY_TOKEN: gateway.token },
+      );
+      const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const sends = () => gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages');
+      const before = sends().length;
+      while (sends().length === before) await new Promise((r) => setTimeout(r, 20));
+      const sent = Date.now();
+      child.kill('SIGINT');
+      expect(await exit).toBe(1);
+      expect(Date.now() - sent).toBeLessThan(3000);
+      expect(await client.webhooks.list()).toEqual([]);
+    }
   });
 
   it('--json adds the status reached', async () => {
