@@ -144,6 +144,8 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
   const port = parsePort(values.listen);
   const timeoutMs = parseTimeout(values.timeout);
   const pairingPhone = values['pairing-phone'];
+  if (pairingPhone !== undefined && values.transport !== 'whatsapp')
+    throw new UsageError('--pairing-phone is for whatsapp (a pairing code is whatsapp only)');
   // checked before the channel is created, by the rule requestPairingCode applies after the QR
   if (
     pairingPhone !== undefined &&

@@ -274,6 +274,10 @@ describe('channels connect without a terminal', () => {
     const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
     expect(await client.channels.list()).toEqual([]);
     expect(await subscriptions()).toEqual([]);
+    // a pairing code is whatsapp's alone (spec: POST /v2/channels/{id}/pairing-code)
+    const tgapi = await runBin(connect('--transport', 'tgapi', '--pairing-phone', '79001234567'), '', env);
+    expect([tgapi.code, tgapi.stdout]).toEqual([2, '']);
+    expect(tgapi.stderr).toMatch(/--pairing-phone is for whatsapp/);
   });
 
   it('exits 2 on a usage error, and prints its own help', async () => {
