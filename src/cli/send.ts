@@ -13,7 +13,8 @@ const WAITS = ['sent', 'delivered', 'read'] as const;
 function waitOptions(values: Record<string, unknown>) {
   const until = values.wait;
   if (until === undefined) {
-    if (values.listen !== undefined) throw new UsageError('--listen is for --wait');
+    for (const option of ['listen', 'public-url'])
+      if (values[option] !== undefined) throw new UsageError(`--${option} is for --wait`);
     return undefined;
   }
   if (!WAITS.includes(until as never)) throw new UsageError(`--wait takes ${WAITS.join(', ')}`);

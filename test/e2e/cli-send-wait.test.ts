@@ -123,6 +123,24 @@ describe('send --wait', () => {
     const noWait = await send('whatsapp:79001234567');
     expect(noWait.code).toBe(2);
     expect(noWait.stderr).toContain('--listen is for --wait');
+    // --public-url without --wait would send and ignore it
+    const url = await runBin(
+      [
+        'send',
+        '--channel',
+        'c',
+        '--to',
+        'whatsapp:79001234567',
+        '--text',
+        'Hi',
+        '--public-url',
+        'https://t.example/hooks',
+      ],
+      '',
+      { GATEWAY_BASE_URL: gateway.url, GATEWAY_TOKEN: gateway.token },
+    );
+    expect([url.code, url.stdout]).toEqual([2, '']);
+    expect(url.stderr).toContain('--public-url is for --wait');
   });
 
   it('exits 2 on a --timeout no timer can hold (it would end at once, after sending)', async () => {
