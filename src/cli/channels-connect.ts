@@ -8,7 +8,7 @@ import type { ConnectStep } from '../resources/channel-connect/steps.js';
 import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, type Io, parseTimeout, readInput, UsageError } from './io.js';
+import { EXIT, forTerminal, type Io, parseTimeout, readInput, UsageError } from './io.js';
 import { decodePng } from './png-decode.js';
 import { askSecret, PromptCancelledError } from './prompt.js';
 import { closeReceiver, parsePort, startReceiver } from './receiver.js';
@@ -78,28 +78,33 @@ async function showStep(
     case 'created':
       return {
         json: { ...base, transport: step.transport },
-        lines: [`created channel ${step.channelId} (${step.transport})`],
+        lines: [forTerminal(`created channel ${step.channelId} (${step.transport})`)],
       };
     case 'qr': {
       const file = resolve(context.qrFile ?? `${step.channelId.replace(/[^\w-]/g, '_')}-qr.png`);
       await writeFile(file, step.png);
       const lines = ['scan this QR code with the app (a new one replaces it):', ...qrArt(step.png)];
-      return { json: { ...base, file }, lines: [...lines, `QR saved to ${file}`] };
+      return { json: { ...base, file }, lines: [...lines, forTerminal(`QR saved to ${file}`)] };
     }
     case 'pairing-code':
       return {
         json: { ...base, code: step.code, phone: masked(step.phone) },
         lines: [
-          `pairing code for ${masked(step.phone)}: ${step.code} (type it in the app: link with phone number)`,
+          forTerminal(
+            `pairing code for ${masked(step.phone)}: ${step.code} (type it in the app: link with phone number)`,
+          ),
         ],
       };
     case 'url':
-      return { json: { ...base, url: step.url }, lines: [`open this address to connect: ${step.url}`] };
+      return {
+        json: { ...base, url: step.url },
+        lines: [forTerminal(`open this address to connect: ${step.url}`)],
+      };
     case 'password':
       for (;;) {
         let code: string;
         try {
-          const question = `two-factor password of the account (channel ${step.channelId}): `;
+          const question = forTerminal(`two-factor password of the account (channel ${step.channelId}): `);
           code = await askSecret(question, process.stdin, process.stderr, context.promptSignal());
         } catch (error) {
           if (error instanceof PromptCancelledError) throw error;
@@ -121,7 +126,7 @@ async function showStep(
     case 'active':
       return {
         json: { ...base, channel: shownChannel(step.channel) },
-        lines: [`active: ${channelLine(step.channel)}`],
+        lines: [forTerminal(`active: ${channelLine(step.channel)}`)],
       };
   }
 }

@@ -34,6 +34,21 @@ export function parseTimeout(text: string | undefined): number {
   return ms;
 }
 
+/**
+ * Text from the service (an id, a reason, an address) as it may reach a terminal: each control
+ * character (C0 but newline and tab, DEL, C1) shown as a `\uXXXX` escape, so a hostile value is
+ * seen, never obeyed (ESC [ 2 J would clear the screen).
+ */
+export function forTerminal(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    const control = (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f);
+    out += control ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
+}
+
 /** `5 MiB`, `1 MiB`. */
 export const mib = (bytes: number): string => `${bytes / 1024 / 1024} MiB`;
 
