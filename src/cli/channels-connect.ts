@@ -2,14 +2,16 @@
 // each step printed; the QR shown in the terminal and saved as a PNG, the 2FA password asked.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { GatewayApiError } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { ConnectStep } from '../resources/channel-connect/steps.js';
-import type { Channel, CreateChannelParams } from '../schemas/channels.js';
+import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, type Io, readInput, UsageError } from './io.js';
+import { EXIT, forTerminal, type Io, parseTimeout, readInput, UsageError } from './io.js';
 import { decodePng } from './png-decode.js';
-import { askSecret } from './prompt.js';
-import { parsePort, startReceiver } from './receiver.js';
+import { askSecret, PromptCancelledError } from './prompt.js';
+import { closeReceiver, parsePort, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs } from './service.js';
 import { halfBlockLines, qrModules } from './terminal-qr.js';
 
@@ -30,7 +32,7 @@ async function credentialsOf(text: string | undefined, io: Io): Promise<Record<s
   const json = text.startsWith('@') ? await readInput(text.slice(1), io, MAX_CREDENTIALS_BYTES) : text;
   try {
     const value: unknown = JSON.parse(json);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (isRecord(value)) return value;
   } catch {}
   throw new UsageError('--credentials takes a JSON object, or @file holding one');
 }
@@ -64,44 +66,67 @@ function shownChannel(c: Channel): Record<string, unknown> {
 /** Prints one step (and saves a QR); returns after a `password` step is answered. */
 async function showStep(
   step: ConnectStep,
-  context: { qrFile: string | undefined; submit2fa: (code: string) => Promise<void> },
+  context: {
+    qrFile: string | undefined;
+    submit2fa: (code: string) => Promise<void>;
+    /** Aborts the password prompt on a signal or once --timeout passed. */
+    promptSignal: () => AbortSignal;
+  },
 ): Promise<Shown> {
   const base = { step: step.kind, channelId: step.channelId };
   switch (step.kind) {
     case 'created':
       return {
         json: { ...base, transport: step.transport },
-        lines: [`created channel ${step.channelId} (${step.transport})`],
+        lines: [forTerminal(`created channel ${step.channelId} (${step.transport})`)],
       };
     case 'qr': {
       const file = resolve(context.qrFile ?? `${step.channelId.replace(/[^\w-]/g, '_')}-qr.png`);
       await writeFile(file, step.png);
       const lines = ['scan this QR code with the app (a new one replaces it):', ...qrArt(step.png)];
-      return { json: { ...base, file }, lines: [...lines, `QR saved to ${file}`] };
+      return { json: { ...base, file }, lines: [...lines, forTerminal(`QR saved to ${file}`)] };
     }
     case 'pairing-code':
       return {
         json: { ...base, code: step.code, phone: masked(step.phone) },
         lines: [
-          `pairing code for ${masked(step.phone)}: ${step.code} (type it in the app: link with phone number)`,
+          forTerminal(
+            `pairing code for ${masked(step.phone)}: ${step.code} (type it in the app: link with phone number)`,
+          ),
         ],
       };
     case 'url':
-      return { json: { ...base, url: step.url }, lines: [`open this address to connect: ${step.url}`] };
+      return {
+        json: { ...base, url: step.url },
+        lines: [forTerminal(`open this address to connect: ${step.url}`)],
+      };
     case 'password':
       for (;;) {
-        const code = await askSecret(`two-factor password of the account (channel ${step.channelId}): `);
+        let code: string;
+        try {
+          const question = forTerminal(`two-factor password of the account (channel ${step.channelId}): `);
+          code = await askSecret(question, process.stdin, process.stderr, context.promptSignal());
+        } catch (error) {
+          if (error instanceof PromptCancelledError) throw error;
+          // interrupted or past --timeout: the flow's next step rejects with its own error
+          return { json: base, lines: [] };
+        }
         try {
           await context.submit2fa(code);
           return { json: base, lines: ['password sent'] };
         } catch (error) {
-          process.stderr.write(`the password was refused (${(error as Error).name}); try again\n`);
+          if (!(error instanceof GatewayApiError)) {
+            // not the service's no (the flow ended, the network): the flow asks again or ends
+            process.stderr.write(`the password was not sent (${(error as Error).name})\n`);
+            return { json: base, lines: [] };
+          }
+          process.stderr.write(`the password was refused (${error.name}); try again\n`);
         }
       }
     case 'active':
       return {
         json: { ...base, channel: shownChannel(step.channel) },
-        lines: [`active: ${channelLine(step.channel)}`],
+        lines: [forTerminal(`active: ${channelLine(step.channel)}`)],
       };
   }
 }
@@ -122,8 +147,18 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
   });
   if (!values.transport) throw new UsageError('channels connect needs --transport <whatsapp, telegram, …>');
   const port = parsePort(values.listen);
-  const timeoutMs = Number(values.timeout) * 1000;
-  if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const timeoutMs = parseTimeout(values.timeout);
+  const pairingPhone = values['pairing-phone'];
+  if (pairingPhone !== undefined && values.transport !== 'whatsapp')
+    throw new UsageError('--pairing-phone is for whatsapp (a pairing code is whatsapp only)');
+  // checked before the channel is created, by the rule requestPairingCode applies after the QR
+  if (
+    pairingPhone !== undefined &&
+    !pairingCodeParams.safeParse({ transport: 'whatsapp', pairing_phone: pairingPhone }).success
+  )
+    throw new UsageError(
+      '--pairing-phone takes the phone in digits only, international format without + (e.g. 79001234567)',
+    );
   const credentials = await credentialsOf(values.credentials, io);
   const params = { transport: values.transport, credentials } as CreateChannelParams;
   const { client, credentials: keys } = clientFrom(values);
@@ -134,19 +169,23 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
         client,
         port,
         events: CHANNEL_EVENTS,
+        signal,
         ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
       });
       try {
         if (!json) io.out(`receiving webhooks at ${receiver.shownUrl}`);
+        const deadline = Date.now() + timeoutMs;
         const connection = client.channels.connect(params, {
           hooks: receiver.hooks,
           timeoutMs,
           signal,
-          ...(values['pairing-phone'] !== undefined && { pairingPhone: values['pairing-phone'] }),
+          ...(pairingPhone !== undefined && { pairingPhone }),
         });
         const context = {
           qrFile: values['qr-file'],
           submit2fa: (code: string) => connection.submit2fa(code),
+          promptSignal: () =>
+            AbortSignal.any([signal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]),
         };
         for await (const step of connection) {
           const shown = await showStep(step, context);
@@ -155,9 +194,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
         }
         return EXIT.ok;
       } finally {
-        await receiver
-          .close()
-          .catch((error: Error) => io.err(`could not remove the subscriptions: ${error.name}`));
+        await closeReceiver(receiver, io);
       }
     }),
   );

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { MAX_TIMER_MS } from '../core/checks.js';
 
 /** Where a command writes, and how it reads standard input; tests pass their own. */
 export interface Io {
@@ -19,6 +20,34 @@ export class InputTooLargeError extends Error {}
 
 /** The most a command reads from a file, standard input or an answer: a receiver's default body limit. */
 export const MAX_INPUT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * `--timeout 60` → 60000 ms: seconds above 0 and within what a timer holds (about 24 days; past it
+ * Node fires at once). A usage error otherwise.
+ */
+export function parseTimeout(text: string | undefined): number {
+  const ms = Number(text) * 1000;
+  if (!(ms > 0 && ms <= MAX_TIMER_MS))
+    throw new UsageError(
+      `--timeout takes a number of seconds above 0, at most ${Math.floor(MAX_TIMER_MS / 1000)}`,
+    );
+  return ms;
+}
+
+/**
+ * Text from the service (an id, a reason, an address) as it may reach a terminal: each control
+ * character (C0 but newline and tab, DEL, C1) shown as a `\uXXXX` escape, so a hostile value is
+ * seen, never obeyed (ESC [ 2 J would clear the screen).
+ */
+export function forTerminal(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    const control = (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f);
+    out += control ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
+}
 
 /** `5 MiB`, `1 MiB`. */
 export const mib = (bytes: number): string => `${bytes / 1024 / 1024} MiB`;

@@ -2,6 +2,7 @@
 // picture of a QR code, down to one lightness byte per pixel. Colour types grey, RGB, palette,
 // grey+alpha and RGBA; bit depths 1/2/4/8 (grey, palette) and 8/16 (the others); no interlace.
 import { inflateSync } from 'node:zlib';
+import { hasPngSignature } from '../internal/png-signature.js';
 
 /** The most pixels a picture may have (4096 × 4096): a QR's PNG is far smaller. */
 export const MAX_PNG_PIXELS = 4096 * 4096;
@@ -18,7 +19,6 @@ export class PngDecodeError extends Error {
   override name = 'PngDecodeError';
 }
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Samples per pixel by colour type. */
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 /** Bit depths allowed by colour type (spec: IHDR). */
@@ -39,8 +39,7 @@ interface Header {
 
 /** The chunks' parts this decoder uses: the header, the palette, and the joined image data. */
 function readChunks(png: Uint8Array): { header: Header; palette: Uint8Array | undefined; data: Uint8Array } {
-  if (png.length < 8 || SIGNATURE.some((b, i) => png[i] !== b))
-    throw new PngDecodeError('not a PNG (no PNG signature)');
+  if (!hasPngSignature(png)) throw new PngDecodeError('not a PNG (no PNG signature)');
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   let header: Header | undefined;
   let palette: Uint8Array | undefined;
@@ -49,6 +48,10 @@ function readChunks(png: Uint8Array): { header: Header; palette: Uint8Array | un
     if (at + 8 > png.length) throw new PngDecodeError('the PNG ends before its IEND chunk');
     const length = view.getUint32(at);
     const type = String.fromCharCode(...png.subarray(at + 4, at + 8));
+    // a chunk type is 4 ASCII letters (spec: chunk layout); anything else is never echoed, as the
+    // messages reach the terminal
+    if (!/^[A-Za-z]{4}$/.test(type))
+      throw new PngDecodeError('the PNG is damaged (a chunk type that is not 4 letters)');
     const body = png.subarray(at + 8, at + 8 + length);
     if (body.length !== length) throw new PngDecodeError(`the PNG's ${type} chunk is cut short`);
     at += 12 + length;
@@ -81,6 +84,8 @@ function checkHeader({ width, height, depth, colour }: Header, palette: Uint8Arr
   if (width * height > MAX_PNG_PIXELS)
     throw new PngDecodeError(`the PNG has ${width} × ${height} pixels; at most ${MAX_PNG_PIXELS} are read`);
   if (colour === 3 && !palette) throw new PngDecodeError('the palette PNG has no palette (PLTE)');
+  if (palette && (palette.length === 0 || palette.length % 3 !== 0 || palette.length > 256 * 3))
+    throw new PngDecodeError('the PNG palette (PLTE) is not 1 to 256 entries of 3 bytes');
   return Math.ceil((width * channels * depth) / 8);
 }
 
@@ -112,12 +117,17 @@ function unfilter(data: Uint8Array, header: Header, stride: number): Uint8Array 
   return out;
 }
 
-/** Lightness of one pixel's samples (8-bit each), with alpha composited on white. */
+/**
+ * Lightness of one pixel's samples (8-bit each), with alpha composited on white.
+ * @throws PngDecodeError for a palette index past the palette (spec: PLTE)
+ */
 function lightness(samples: readonly number[], colour: number, palette: Uint8Array | undefined): number {
   let [r, g, b, alpha] = [0, 0, 0, 255];
   if (colour === 3) {
     const i = (samples[0] as number) * 3;
-    [r, g, b] = [palette?.[i] ?? 0, palette?.[i + 1] ?? 0, palette?.[i + 2] ?? 0];
+    if (!palette || i + 2 >= palette.length)
+      throw new PngDecodeError(`the PNG uses palette index ${samples[0]}, past its palette`);
+    [r, g, b] = [palette[i] as number, palette[i + 1] as number, palette[i + 2] as number];
   } else if (colour === 0 || colour === 4) {
     r = g = b = samples[0] as number;
     if (colour === 4) alpha = samples[1] as number;

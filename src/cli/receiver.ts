@@ -8,7 +8,7 @@ import type { GatewayClient } from '../client.js';
 import type { V2EventName } from '../schemas/subscriptions.js';
 import { createNodeMiddleware } from '../webhooks/adapters/node.js';
 import { WebhookHandler } from '../webhooks/receive/handler.js';
-import { UsageError } from './io.js';
+import { type Io, UsageError } from './io.js';
 
 /** What a command's receiver listens on and subscribes to. */
 export interface ReceiverOptions {
@@ -25,6 +25,8 @@ export interface ReceiverOptions {
   publicUrl?: string;
   /** The v2 events to subscribe to. */
   events: readonly V2EventName[];
+  /** Stops subscribing (Ctrl-C): what the service made is removed, the server stopped. */
+  signal?: AbortSignal;
 }
 
 /** A running receiver. */
@@ -59,6 +61,13 @@ function subscribedUrl(base: string, secret: string): URL {
   return url;
 }
 
+/** Removes the account's subscriptions whose URL holds `secret` (this run's own). */
+async function removeSubscriptionsOf(client: GatewayClient, secret: string): Promise<void> {
+  const secretOf = (href: string) => URL.parse(href)?.searchParams.get('secret');
+  const ids = (await client.webhooks.list()).filter((s) => secretOf(s.url) === secret).map((s) => s.id);
+  if (ids.length) await client.webhooks.unsubscribe(ids);
+}
+
 /**
  * Starts the receiver, then subscribes its address (`webhooks.ensure`) to `events`. The server
  * answers on every path, so a tunnel may forward to any of them.
@@ -84,8 +93,13 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   let ids: string[] = [];
   try {
     // The URL holds this run's secret, so every subscription of it is this run's own.
-    ids = (await options.client.webhooks.ensure(url.href, options.events)).map((s) => s.id);
+    const ensured = await options.client.webhooks.ensure(url.href, options.events, {
+      ...(options.signal && { signal: options.signal }),
+    });
+    ids = ensured.map((s) => s.id);
   } catch (error) {
+    // the service may have made them before its answer was lost: remove what carries the secret
+    await removeSubscriptionsOf(options.client, secret).catch(() => {});
     await stopServer();
     throw error;
   }
@@ -105,4 +119,14 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       return closing;
     },
   };
+}
+
+/**
+ * Closes a command's receiver at its end; a failed removal of its subscriptions is reported on
+ * standard error (its class only), never in place of the command's own result or error.
+ */
+export async function closeReceiver(receiver: Receiver | undefined, io: Io): Promise<void> {
+  await receiver
+    ?.close()
+    .catch((error: Error) => io.err(`could not remove the subscriptions: ${error.name}`));
 }

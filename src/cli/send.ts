@@ -3,8 +3,8 @@ import { maskPhones } from '../core/logger.js';
 import { DeliveryTracker } from '../tracking/delivery-tracker.js';
 import type { FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, type Io, UsageError } from './io.js';
-import { parsePort, type Receiver, startReceiver } from './receiver.js';
+import { EXIT, type Io, parseTimeout, UsageError } from './io.js';
+import { closeReceiver, parsePort, type Receiver, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
 /** The statuses `--wait` takes (spec: message statuses, in their order). */
@@ -14,12 +14,12 @@ const WAITS = ['sent', 'delivered', 'read'] as const;
 function waitOptions(values: Record<string, unknown>) {
   const until = values.wait;
   if (until === undefined) {
-    if (values.listen !== undefined) throw new UsageError('--listen is for --wait');
+    for (const option of ['listen', 'public-url'])
+      if (values[option] !== undefined) throw new UsageError(`--${option} is for --wait`);
     return undefined;
   }
   if (!WAITS.includes(until as never)) throw new UsageError(`--wait takes ${WAITS.join(', ')}`);
-  const timeoutMs = Number(values.timeout) * 1000;
-  if (!(timeoutMs > 0)) throw new UsageError('--timeout takes a number of seconds');
+  const timeoutMs = parseTimeout(values.timeout as string | undefined);
   const publicUrl = values['public-url'] as string | undefined;
   return {
     until: until as FinalStatus,
@@ -36,6 +36,7 @@ async function sendAndWait(
   wait: ReturnType<typeof waitOptions>,
   signal: AbortSignal,
   onSent: (result: { request_id: string; chat_id?: string | null | undefined }) => void,
+  io: Io,
 ) {
   let receiver: Receiver | undefined;
   try {
@@ -46,11 +47,12 @@ async function sendAndWait(
         client,
         port,
         events: ['message.status_update'],
+        signal,
         ...(publicUrl && { publicUrl }),
       });
       tracker = new DeliveryTracker().attach(receiver.hooks);
     }
-    const result = await client.messages.send(params as never);
+    const result = await client.messages.send(params as never, { signal });
     onSent(result);
     const update =
       wait && tracker
@@ -58,7 +60,7 @@ async function sendAndWait(
         : undefined;
     return { result, status: update?.status };
   } finally {
-    await receiver?.close();
+    await closeReceiver(receiver, io);
   }
 }
 
@@ -107,7 +109,7 @@ export async function send(args: string[], io: Io): Promise<number> {
       `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${maskPhones(r.chat_id)}` : ''}`;
     const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
     const { result, status } = await untilInterrupted((signal) =>
-      sendAndWait(client, params, wait, signal, onSent),
+      sendAndWait(client, params, wait, signal, onSent, io),
     );
     const shown = result.chat_id ? { ...result, chat_id: maskPhones(result.chat_id) } : result;
     print(io, values.json, { ok: true, ...shown, ...(status && { status }) }, () =>

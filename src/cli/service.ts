@@ -3,7 +3,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { GatewayClient } from '../client.js';
 import { GatewayError, GatewayValidationError } from '../core/errors.js';
-import { EXIT, type Io, UsageError } from './io.js';
+import { EXIT, forTerminal, type Io, UsageError } from './io.js';
 
 /** The options every command for the real service takes. */
 export const SERVICE_OPTIONS = {
@@ -85,7 +85,7 @@ export async function callService(
         ...(channelId !== undefined && { channelId }),
       };
       io.out(JSON.stringify({ ok: false, error: described }));
-    } else io.err(`${error.name}: ${message}`);
+    } else io.err(`${error.name}: ${forTerminal(message)}`);
     return error instanceof GatewayValidationError ? EXIT.usage : EXIT.failed;
   }
 }

@@ -1,8 +1,9 @@
 import { crc32, deflateSync } from 'node:zlib';
+import { PNG_SIGNATURE as SIGNATURE_BYTES } from '../internal/png-signature.js';
 import { encodeQr } from './qr-code.js';
 
 /** The eight bytes every PNG starts with. */
-export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const PNG_SIGNATURE = Buffer.from(SIGNATURE_BYTES);
 
 /** The quiet zone around a QR code, in modules (the standard's four). */
 const QUIET_ZONE = 4;

@@ -230,12 +230,65 @@ describe('channels connect without a terminal', () => {
     expect(await subscriptions()).toEqual([]);
   });
 
+  it('SIGINT at the password prompt (standard input open) ends the run and removes its subscriptions', async () => {
+    await start({ autoScan: false, qrLifetimeMs: 60_000 });
+    const bin = started(connect('--transport', 'whatsapp'), env);
+    const [, channelId] = await bin.waitOut(/created channel (\S+)/);
+    await bin.waitOut(/QR saved to/);
+    await gateway.simulate.scan(channelId as string, { password: 's3cret' });
+    while (!bin.output().stderr.includes('two-factor password')) await new Promise((r) => setTimeout(r, 20));
+    const sent = Date.now();
+    bin.child.kill('SIGINT');
+    const code = await Promise.race([bin.exit, new Promise((r) => setTimeout(() => r('hung'), 5000))]);
+    if (code === 'hung') bin.child.kill('SIGKILL');
+    expect(code).toBe(1);
+    expect(Date.now() - sent).toBeLessThan(2500);
+    expect(bin.output().stderr).toMatch(/GatewayAbortError/);
+    expect(await subscriptions()).toEqual([]);
+  });
+
+  it('--timeout passing at the password prompt ends 1 with GatewayTimeoutError, not a prompt that waits on', async () => {
+    await start({ autoScan: false, qrLifetimeMs: 60_000 });
+    const bin = started(connect('--transport', 'whatsapp', '--timeout', '2'), env);
+    const [, channelId] = await bin.waitOut(/created channel (\S+)/);
+    await bin.waitOut(/QR saved to/);
+    await gateway.simulate.scan(channelId as string, { password: 's3cret' });
+    const code = await Promise.race([bin.exit, new Promise((r) => setTimeout(() => r('hung'), 6000))]);
+    if (code === 'hung') bin.child.kill('SIGKILL');
+    expect(code).toBe(1);
+    expect(bin.output().stderr).toMatch(/GatewayTimeoutError/);
+    expect(bin.output().stderr).not.toMatch(/refused/);
+    expect(await subscriptions()).toEqual([]);
+  });
+
+  it('a --pairing-phone the service cannot take is a usage error before any channel is created', async () => {
+    await start();
+    const { code, stdout, stderr } = await runBin(
+      connect('--transport', 'whatsapp', '--pairing-phone', '+7 900 123-45-67'),
+      '',
+      env,
+    );
+    expect(code).toBe(2);
+    expect(stdout).not.toMatch(/created channel/);
+    expect(stderr).toMatch(/--pairing-phone/);
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
+    expect(await client.channels.list()).toEqual([]);
+    expect(await subscriptions()).toEqual([]);
+    // a pairing code is whatsapp's alone (spec: POST /v2/channels/{id}/pairing-code)
+    const tgapi = await runBin(connect('--transport', 'tgapi', '--pairing-phone', '79001234567'), '', env);
+    expect([tgapi.code, tgapi.stdout]).toEqual([2, '']);
+    expect(tgapi.stderr).toMatch(/--pairing-phone is for whatsapp/);
+  });
+
   it('exits 2 on a usage error, and prints its own help', async () => {
     await start();
     expect((await runBin(['channels', 'connect', '--listen', '0'], '', env)).code).toBe(2);
     expect(
       (await runBin(['channels', 'connect', '--transport', 'whatsapp', '--listen', 'x'], '', env)).code,
     ).toBe(2);
+    const forever = await runBin(connect('--transport', 'whatsapp', '--timeout', 'Infinity'), '', env);
+    expect([forever.code, forever.stdout]).toEqual([2, '']);
+    expect((await runBin(connect('--transport', 'whatsapp', '--timeout', '1e7'), '', env)).code).toBe(2);
     const help = await runBin(['channels', 'connect', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: messaging-gateway channels connect --transport/);

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
-import { runBin } from '../support/run-bin.js';
+import { runBin, startBin } from '../support/run-bin.js';
 
 let gateway: FakeGateway;
 afterEach(async () => {
@@ -42,6 +42,45 @@ describe('send --wait', () => {
     expect([code, stderr]).toEqual([0, '']);
     expect(stdout).toMatch(/^sent: request_id \S+.*\nstatus: read\n$/);
     expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  it('a failed removal of the subscription is reported, and does not hide the status reached', async () => {
+    const { send } = await setup();
+    gateway.failNext('DELETE', '/v2/webhooks', { status: 503 });
+    const { code, stdout, stderr } = await send('whatsapp:79001234567', '--wait', 'read');
+    expect(stdout).toMatch(/^sent: request_id \S+.*\nstatus: read\n$/);
+    expect(stderr).toMatch(/could not remove the subscriptions/);
+    expect(code).toBe(0);
+  });
+
+  it('Ctrl-C (SIGINT) while the service has not answered the send ends the run at once, with or without --wait', async () => {
+    const { client } = await setup();
+    const [channel] = await client.channels.list();
+    for (const more of [[], ['--wait', 'read', '--listen', '0']]) {
+      gateway.failNext('POST', '/v2/messages', { status: 503, delayMs: 10_000 });
+      const child = startBin(
+        [
+          'send',
+          '--channel',
+          channel?.channel_id as string,
+          '--to',
+          'whatsapp:79001234567',
+          '--text',
+          'Hi',
+          ...more,
+        ],
+        { GATEWAY_BASE_URL: gateway.url, GATEWAY_TOKEN: gateway.token },
+      );
+      const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const sends = () => gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages');
+      const before = sends().length;
+      while (sends().length === before) await new Promise((r) => setTimeout(r, 20));
+      const sent = Date.now();
+      child.kill('SIGINT');
+      expect(await exit).toBe(1);
+      expect(Date.now() - sent).toBeLessThan(3000);
+      expect(await client.webhooks.list()).toEqual([]);
+    }
   });
 
   it('--json adds the status reached', async () => {
@@ -84,5 +123,32 @@ describe('send --wait', () => {
     const noWait = await send('whatsapp:79001234567');
     expect(noWait.code).toBe(2);
     expect(noWait.stderr).toContain('--listen is for --wait');
+    // --public-url without --wait would send and ignore it
+    const url = await runBin(
+      [
+        'send',
+        '--channel',
+        'c',
+        '--to',
+        'whatsapp:79001234567',
+        '--text',
+        'Hi',
+        '--public-url',
+        'https://t.example/hooks',
+      ],
+      '',
+      { GATEWAY_BASE_URL: gateway.url, GATEWAY_TOKEN: gateway.token },
+    );
+    expect([url.code, url.stdout]).toEqual([2, '']);
+    expect(url.stderr).toContain('--public-url is for --wait');
+  });
+
+  it('exits 2 on a --timeout no timer can hold (it would end at once, after sending)', async () => {
+    const { send } = await setup();
+    for (const timeout of ['1e7', 'Infinity']) {
+      const run = await send('whatsapp:79001234567', '--wait', 'read', '--timeout', timeout);
+      expect([run.code, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toContain('--timeout takes');
+    }
   });
 });

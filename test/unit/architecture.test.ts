@@ -71,6 +71,20 @@ describe('Architecture', () => {
     );
   });
 
+  it('the bin tests a plain object with internal/is-record, not a copy of it', () => {
+    const copies = sourceFiles('src/cli').filter((file) =>
+      /typeof \w+ === 'object'[^\n]*Array\.isArray/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(copies).toEqual([]);
+  });
+
+  it('the PNG signature is written once (internal/png-signature), whoever reads or writes a PNG', () => {
+    const copies = sourceFiles('src').filter((file) =>
+      /0x89,\s*0x50,\s*0x4e,\s*0x47/i.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(copies).toEqual(['src/internal/png-signature.ts']);
+  });
+
   it('no two files share a name within src/webhooks (a reader guesses right the first time)', () => {
     const names = sourceFiles('src/webhooks').map((f) => f.split('/').pop());
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);

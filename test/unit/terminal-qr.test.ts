@@ -91,6 +91,28 @@ describe('decodePng: the QR picture in every colour type, every filter', () => {
     expect(() => decodePng(huge)).toThrow(`at most ${MAX_PNG_PIXELS} are read`);
   });
 
+  it("never puts the PNG's own bytes in its message (a chunk type of control characters would reach the terminal)", () => {
+    const grey = encodePng(KINDS[0]?.[1] as PngSpec);
+    // after the header (8 + 25 bytes): a chunk whose type is ESC [ 2 J (clear the screen), cut short
+    const evil = Buffer.concat([grey.subarray(0, 33), Buffer.from([0, 0, 0, 9]), Buffer.from(`${ESC}[2J`)]);
+    expect(() => decodePng(evil)).toThrow(PngDecodeError);
+    expect(() => decodePng(evil)).not.toThrow(ESC);
+  });
+
+  it('refuses a palette index past the palette, and a palette that is not whole entries', () => {
+    const spec: PngSpec = {
+      ...base,
+      colour: 3,
+      depth: 8,
+      palette: [0, 0, 0, 255, 255, 255],
+      pixel: () => [0],
+    };
+    expect(() => decodePng(encodePng(spec))).not.toThrow();
+    // index 2 of a palette of 2 entries: not read as black (a made-up dark module)
+    expect(() => decodePng(encodePng({ ...spec, pixel: (x) => [x % 3] }))).toThrow(/palette index 2/);
+    expect(() => decodePng(encodePng({ ...spec, palette: [0, 0, 0, 255] }))).toThrow(PngDecodeError);
+  });
+
   it('refuses image data that inflates to more than the header says (a bound on the inflate)', () => {
     const bomb = encodePng({ ...base, colour: 0, depth: 8, pixel: () => [0] });
     const small = encodePng({ ...base, width: 8, height: 8, colour: 0, depth: 8, pixel: () => [0] });

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
+import { hasPngSignature } from '../../internal/png-signature.js';
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const DATA_URL = /^data:image\/png;base64,/i;
 
 /**
@@ -36,7 +36,7 @@ export function qrToPng(value: string): Uint8Array {
   }
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  if (!PNG_SIGNATURE.every((b, i) => bytes[i] === b)) {
+  if (!hasPngSignature(bytes)) {
     throw new GatewayError('qrToPng: the decoded bytes are not a PNG image');
   }
   return bytes;

@@ -1,0 +1,31 @@
+// What the bin prints from the service (a channel id, a reason, an address) reaches a terminal:
+// control characters in it are shown, never obeyed.
+import { describe, expect, it } from 'vitest';
+import { forTerminal } from '../../src/cli/io.js';
+import { callService } from '../../src/cli/service.js';
+import { ChannelConnectError } from '../../src/core/errors.js';
+
+const ESC = '\u001b';
+
+describe('forTerminal', () => {
+  it('shows control characters as \\u escapes and keeps the rest', () => {
+    expect(forTerminal(`ch_1${ESC}[2J\u0007\u009b x — ✓`)).toBe('ch_1\\u001b[2J\\u0007\\u009b x — ✓');
+  });
+
+  it("a service error's message (a reason from a webhook) is printed without its control characters", async () => {
+    const lines: string[] = [];
+    const io = {
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      readStdin: async () => '',
+    };
+    const reason = `qridle${ESC}]0;owned${ESC}\\`;
+    for (const json of [false, true]) {
+      await callService(io, json, [], async () => {
+        throw new ChannelConnectError({ reason, channelId: `ch${ESC}[2J` });
+      });
+    }
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).not.toContain(ESC);
+  });
+});
