@@ -8,6 +8,7 @@ import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testi
 import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILURE_REASONS } from '../../src/schemas/reasons.js';
 import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
 import { listen } from '../support/servers.js';
 import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
@@ -117,6 +118,11 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     const { request_id, message_id } = await send('A second message', '79001112233');
     await gateway.simulate.status(request_id, 'delivered');
     await page.waitForSelector(bubble(message_id, 'delivered'));
+    // Every reason of the spec is offered (the page listed 7 of them by hand before).
+    const offered = await page.$$eval(`${bubble(message_id)} select[name="reason"] option`, (o) =>
+      o.map((option) => (option as HTMLOptionElement).value),
+    );
+    expect(offered).toEqual([...FAILURE_REASONS]);
     await page.selectOption(`${bubble(message_id)} select[name="reason"]`, 'chat_is_blocked');
     await page.click(`${bubble(message_id)} button:text-is("Failed")`);
     await page.waitForSelector(bubble(message_id, 'failed'));

@@ -5,15 +5,8 @@
 
 const PAGE_TOKEN = document.querySelector('meta[name="inbox-token"]').content;
 const TICKS = { accepted: '○', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '✕' };
-const REASONS = [
-  'bad_contact',
-  'network_error',
-  'is_spam',
-  'chat_is_blocked',
-  'over_24_hour_limit',
-  'text_length_is_too_much',
-  'unknown_error',
-];
+// The spec's failure reasons, written into the page by the fake (the list its action accepts).
+const REASONS = document.querySelector('meta[name="failure-reasons"]').content.split(' ');
 let channelNames = new Map();
 
 const byId = (id) => document.getElementById(id);

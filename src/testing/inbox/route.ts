@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FAILURE_REASONS } from '../../schemas/reasons.js';
 import { json, readJson } from '../http-utils.js';
 import type { FakeGatewaySimulate } from '../simulate.js';
 import { ACTIONS, ActionError } from './actions.js';
@@ -42,7 +43,10 @@ function file(res: ServerResponse, name: keyof typeof INBOX_FILES, text: string)
 export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, port: () => number) {
   // Per gateway: only a page served by this fake (same origin) can read it and send actions.
   const pageToken = randomUUID();
-  const page = INBOX_FILES['index.html'].replace('{{PAGE_TOKEN}}', pageToken);
+  // The failure reasons offered are the spec's own list (the one the status action accepts).
+  const page = INBOX_FILES['index.html']
+    .replace('{{PAGE_TOKEN}}', pageToken)
+    .replace('{{FAILURE_REASONS}}', FAILURE_REASONS.join(' '));
   const act = async (req: IncomingMessage, res: ServerResponse, name: string) => {
     // own keys only: `constructor` or `toString` from the path is no action
     const action = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;
