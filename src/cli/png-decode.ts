@@ -4,8 +4,11 @@
 import { inflateSync } from 'node:zlib';
 import { hasPngSignature } from '../internal/png-signature.js';
 
-/** The most pixels a picture may have (4096 × 4096): a QR's PNG is far smaller. */
-export const MAX_PNG_PIXELS = 4096 * 4096;
+/**
+ * The most pixels a picture may have (2048 × 2048; a QR from the service is a few hundred wide):
+ * it bounds what inflating a hostile PNG costs.
+ */
+export const MAX_PNG_PIXELS = 2048 * 2048;
 
 /** A picture as lightness: `light[y * width + x]` is 0 (black) to 255 (white), transparency on white. */
 export interface GreyImage {
