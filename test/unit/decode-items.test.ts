@@ -229,6 +229,19 @@ describe('v3 kinds', () => {
   });
 });
 
+describe('v3 kind names', () => {
+  it('keeps a kind named like an Object.prototype member (toString) beside a known one', () => {
+    // `key in KINDS` took it for a known kind, and it was dropped without a trace.
+    const r = parseWebhook(
+      JSON.parse('{"messages":[],"statuses":[{"messageId":"m1","status":"read"}],"toString":[1]}'),
+    );
+    expect(r).toMatchObject({
+      type: 'messagesAndStatuses',
+      also: [{ type: 'unknown', unknownKinds: ['toString'], body: { toString: [1] } }],
+    });
+  });
+});
+
 describe('Failure reasons', () => {
   it('keeps a reason whose name the spec leaves open, and folds the case of known ones', () => {
     const body = withBad(
