@@ -137,6 +137,12 @@ describe("the inbox's actions refuse anyone but the page", () => {
       ['status', { request_id: 'unknown', status: 'read' }, 409],
       ['inbound', { channel_id: channelId, chat_id: '79001234567', text: '' }, 400],
       ['inbound', { channel_id: channelId, chat_id: '79001234567', text: 'x'.repeat(4097) }, 400],
+      // instagram allows 1000 characters (the limit sends are checked against)
+      [
+        'inbound',
+        { channel_id: channelId, chat_id: 'u1', chat_type: 'instagram', text: 'x'.repeat(1001) },
+        400,
+      ],
       ['inbound', '{"not json', 400],
       ['inbound', 'x'.repeat(65 * 1024), 400],
       ['scan', { channel_id: 'unknown' }, 409],

@@ -1,4 +1,5 @@
 import { isRecord } from '../../internal/is-record.js';
+import { TEXT_LIMITS } from '../../schemas/messages.js';
 import { FAILURE_REASONS } from '../../schemas/reasons.js';
 import type { DeliveryRecord } from '../deliveries.js';
 import type { FakeGatewaySimulate } from '../simulate.js';
@@ -6,15 +7,13 @@ import type { FakeGatewaySimulate } from '../simulate.js';
 /** A refused action: the page shows `message`. */
 export class ActionError extends Error {
   constructor(
-    readonly status: 400 | 404 | 409,
+    readonly status: 400 | 409,
     message: string,
   ) {
     super(message);
   }
 }
 
-/** Longest text the customer box sends (characters): the longest message the spec allows. */
-const MAX_TEXT = 4096;
 /** The statuses the page's buttons set. */
 const STATUSES = new Set(['sent', 'delivered', 'read', 'failed']);
 const REASONS = new Set<string>(FAILURE_REASONS);
@@ -56,7 +55,8 @@ export const ACTIONS: Record<
   inbound(simulate, body) {
     if (!isRecord(body)) throw new ActionError(400, 'the body must be a JSON object');
     const chat_type = optional(body, 'chat_type') ?? 'whatsapp';
-    const message = text(body, 'text', MAX_TEXT);
+    // As long as the chat type's messenger allows (the limits sends are checked against).
+    const message = text(body, 'text', TEXT_LIMITS[chat_type] ?? TEXT_LIMITS.whatsapp);
     return simulate.inbound({
       channel_id: text(body, 'channel_id'),
       chat_id: text(body, 'chat_id'),

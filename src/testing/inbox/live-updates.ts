@@ -23,11 +23,6 @@ export class LiveUpdates {
 
   constructor(readonly snapshot: () => unknown) {}
 
-  /** Listeners connected now. */
-  get size(): number {
-    return this.#listeners.size;
-  }
-
   /** Answers `res` as an event stream and keeps it until the page or the gateway goes. */
   listen(res: ServerResponse): void {
     if (this.#closed) {
