@@ -1,14 +1,14 @@
 import type { GatewayClient } from '../client.js';
 import { maskPhones } from '../core/logger.js';
 import { DeliveryTracker } from '../tracking/delivery-tracker.js';
-import type { FinalStatus } from '../tracking/status-order.js';
+import { DELIVERY_ORDER, type FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, type Io, parseTimeout, UsageError } from './io.js';
 import { closeReceiver, parsePort, type Receiver, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
-/** The statuses `--wait` takes (spec: message statuses, in their order). */
-const WAITS = ['sent', 'delivered', 'read'] as const;
+/** The statuses `--wait` takes: the tracker's order past `accepted` (which the send's answer is). */
+const WAITS: readonly FinalStatus[] = DELIVERY_ORDER.slice(1);
 
 /** --wait, --listen, --timeout and --public-url, checked; undefined without --wait. */
 function waitOptions(values: Record<string, unknown>) {
@@ -103,8 +103,8 @@ export async function send(args: string[], io: Io): Promise<number> {
     ...(values.text !== undefined ? { text: values.text } : { attachment: { url: values.file } }),
   };
   return callService(io, values.json, credentials, async () => {
-    // the sent line comes first in text, so a failed wait still shows the request id
-    // The customer's phone shows its last 4 digits only, in text and JSON alike.
+    // The sent line comes first in text, so a failed wait still shows the request id. The
+    // customer's phone shows its last 4 digits only, in text and JSON alike.
     const sentLine = (r: { request_id: string; chat_id?: string | null | undefined }) =>
       `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${maskPhones(r.chat_id)}` : ''}`;
     const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
