@@ -54,7 +54,7 @@ export function qrText(channelId: string, n: number): string {
 async function deliverQr(d: Deliverer, channel: FakeChannel, n: number): Promise<void> {
   const { channel_id, transport } = channel;
   const png = qrPng(qrText(channel_id, n)).toString('base64');
-  Object.assign(channel, { qrShown: true, qr: `data:image/png;base64,${png}` });
+  channel.qr = `data:image/png;base64,${png}`;
   const platform = transport === 'tgapi' ? 'telegram_api' : transport;
   const qr = { channel_id, qr_code: channel.qr, platform };
   const v3 = { channelId: channel_id, state: 'qr', qr: png, timestamp: Date.now() };

@@ -104,7 +104,7 @@ function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, optio
     channelReinit: (c) => {
       state.timers.clear(c.channel_id);
       const qrBased = QR_TRANSPORTS.has(c.transport);
-      Object.assign(c, { status: 'init', state: 'init', reason: qrBased ? 'qr' : null, qrShown: false });
+      Object.assign(c, { status: 'init', state: 'init', reason: qrBased ? 'qr' : null, qr: undefined });
       void deliverer.track(channelLife(deliverer, state, c, play, false));
     },
     channelActivated: (c) => void deliverer.track(setChannelStatus(deliverer, c, 'active', null)),

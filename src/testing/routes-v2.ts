@@ -21,7 +21,7 @@ export interface V2Effects {
 }
 
 /** A channel as the API answers it: without what the fake keeps for itself. */
-const shown = ({ qrShown: _q, password: _p, qr: _qr, ...channel }: FakeChannel) => channel;
+const shown = ({ password: _p, qr: _qr, ...channel }: FakeChannel) => channel;
 
 /** Everything a route needs. */
 export interface RouteContext {
@@ -160,7 +160,7 @@ function channel({ req, res, state, effects, body }: RouteContext, id: string): 
     envelope(res, [{ channel_id, transport, state: s, phone, messenger_id, name, tariff: 'standard' }]);
   } else if (action === 'pairing-code' && req.method === 'POST') {
     // spec: pairing code — right after the QR webhook; refused once the QR expired
-    if (!found.qrShown || found.status !== 'init' || found.reason !== 'qr') {
+    if (found.qr === undefined || found.status !== 'init' || found.reason !== 'qr') {
       fail(res, 400, 'bad_request', 'no live QR: the pairing code is asked right after the QR');
       return true;
     }

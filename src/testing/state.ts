@@ -14,12 +14,13 @@ export interface FakeChannel {
   name: string;
   tier: string | null;
   url?: string;
-  /** Whether a QR was delivered (a pairing code is refused before). Not part of the API answer. */
-  qrShown?: boolean;
   /** The 2FA password set by `simulate.scan`. Not part of the API answer. */
   password?: string;
-  /** The QR last shown, as a `data:image/png;base64,` URL. Not part of the API answer. */
-  qr?: string;
+  /**
+   * The QR last shown, as a `data:image/png;base64,` URL; undefined before the first QR (a
+   * pairing code is refused then) and after a reinit. Not part of the API answer.
+   */
+  qr?: string | undefined;
 }
 
 /** Timers of the channels' QRs, by channel id: cleared on a scan, a reset and close. */

@@ -244,3 +244,22 @@ describe('close()', () => {
     expect(performance.now() - t0).toBeLessThan(1_000);
   });
 });
+
+describe('a reinit', () => {
+  it('forgets the last QR until the new one is shown (the inbox never shows a stale QR)', async () => {
+    const slow = await createFakeGateway({ autoScan: false, stepMs: 300 });
+    try {
+      const client = clientFor(slow);
+      const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+      const id = created?.channel_id as string;
+      for (let i = 0; i < 100 && slow.channels.get(id)?.qr === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(slow.channels.get(id)?.qr).toMatch(/^data:image\/png;base64,/);
+      await client.channels.reinit(id, { credentials: {} });
+      expect(slow.channels.get(id)?.qr).toBeUndefined(); // the new QR comes a step (300 ms) later
+    } finally {
+      await slow.close();
+    }
+  });
+});
