@@ -44,6 +44,7 @@ export {
   CHANNEL_REASONS,
   CHANNEL_STATUSES,
   CHAT_TYPES,
+  TEXT_LIMITS,
   TIERS,
   TRANSPORTS,
   V2_EVENTS,
@@ -57,7 +58,6 @@ export {
   MORE_THAN_ONE_CONTENT,
   type SendMessageParams,
   type SendMessageResult,
-  TEXT_LIMITS,
   type Template,
 } from './schemas/messages.js';
 export {

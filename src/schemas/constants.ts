@@ -80,3 +80,18 @@ export const V2_EVENTS = [
 
 /** The two APIs of the service: v2 (snake_case, `client_access_token`) and v3 (camelCase, API key). */
 export type Surface = 'v2' | 'v3';
+
+/**
+ * Longest text per chat type (spec: Limits — text length). Counted in UTF-16 code units, as
+ * Telegram counts: an emoji outside the Basic Multilingual Plane counts 2. This is the stricter of
+ * the usual counts, so a text that passes is never too long for the messenger.
+ */
+export const TEXT_LIMITS: Readonly<Record<string, number>> = {
+  whatsapp: 4096,
+  whatsgroup: 4096,
+  telegram: 4096,
+  telegroup: 4096,
+  max: 4096,
+  maxgroup: 4096,
+  instagram: 1000,
+};

@@ -2,8 +2,10 @@
  * Messages (spec: Endpoints → Messages): send, edit, delete, dump.
  * @module
  */
+
 import * as z from 'zod/mini';
 import { attachment, nonEmpty, recipient } from './common.js';
+import { TEXT_LIMITS } from './constants.js';
 import { type Keyboard, keyboardFor } from './keyboards.js';
 import { ALWAYS, idString } from './lenient.js';
 
@@ -20,21 +22,6 @@ export const template = z.object({
 });
 /** A wapi template to send. */
 export type Template = z.input<typeof template>;
-
-/**
- * Longest text per chat type (spec: Limits — text length). Counted in UTF-16 code units, as
- * Telegram counts: an emoji outside the Basic Multilingual Plane counts 2. This is the stricter of
- * the usual counts, so a text that passes is never too long for the messenger.
- */
-export const TEXT_LIMITS: Readonly<Record<string, number>> = {
-  whatsapp: 4096,
-  whatsgroup: 4096,
-  telegram: 4096,
-  telegroup: 4096,
-  max: 4096,
-  maxgroup: 4096,
-  instagram: 1000,
-};
 
 const CONTENT = ['text', 'attachment', 'template'] as const;
 /** The spec's own error text for more than one kind of content (Endpoints → send, rule 1). */

@@ -1,5 +1,5 @@
 import { isRecord } from '../../internal/is-record.js';
-import { TEXT_LIMITS } from '../../schemas/messages.js';
+import { TEXT_LIMITS } from '../../schemas/constants.js';
 import { FAILURE_REASONS } from '../../schemas/reasons.js';
 import type { DeliveryRecord } from '../deliveries.js';
 import type { FakeGatewaySimulate } from '../simulate.js';
