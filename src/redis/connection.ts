@@ -105,6 +105,8 @@ export class RedisConnection {
   readonly timeoutMs: number;
   // `key`: the command's first key, which picks the node on a node-redis cluster.
   readonly #sendOnce: (args: (string | number)[], key: string | undefined) => Promise<unknown>;
+  // Scripts whose source this connection has sent once (EVAL): the others go by SHA-1.
+  readonly #loading = new Set<string>();
 
   constructor(
     readonly client: RedisClientLike,
@@ -146,8 +148,18 @@ export class RedisConnection {
     return this.#bounded(what, this.#send(args, args[1] === undefined ? undefined : String(args[1])));
   }
 
-  /** Runs a script by its SHA-1, loading it first when Redis does not know it. */
+  /**
+   * Runs a script: its first call on this connection sends the source (EVAL, which loads it), the
+   * ones after only its SHA-1 (EVALSHA, sent after the EVAL on the same connection), falling back
+   * to EVAL when Redis answers NOSCRIPT (a restart, SCRIPT FLUSH, another node of a cluster).
+   * Sending the SHA-1 first on a cold start would cost every concurrent first call a NOSCRIPT
+   * round trip, and a busy process answers those late.
+   */
   eval(s: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
+    if (!this.#loading.has(s.sha)) {
+      this.#loading.add(s.sha);
+      return this.#bounded(s.name, this.#send(['EVAL', s.source, keys.length, ...keys, ...args], keys[0]));
+    }
     const run = async () => {
       try {
         return await this.#send(['EVALSHA', s.sha, keys.length, ...keys, ...args], keys[0]);

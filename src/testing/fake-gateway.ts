@@ -167,6 +167,9 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
       if (!res.headersSent) fail(res, 500, 'internal', 'the fake gateway failed');
     });
   });
+  // Idle connections stay open past the 5 s window (Node's default is 5 s), so a client paced at
+  // the rate limit reuses them from one window to the next instead of reconnecting every batch.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', resolve);

@@ -213,6 +213,15 @@ describe('failures, as a test injects them', () => {
   });
 });
 
+describe('connections', () => {
+  it('keeps an idle connection longer than a rate-limit window, so a client paced at the limit reuses it', async () => {
+    const response = await fetch(`${gateway.url}/v2/channels`); // any answer, a 401 as well
+    await response.arrayBuffer();
+    // Node's own default (timeout=5) equals the 5 s window: every paced batch would reconnect.
+    expect(response.headers.get('keep-alive')).toBe('timeout=65');
+  });
+});
+
 describe('what the fake records', () => {
   it('keeps every request with its method, path, headers and body', async () => {
     await clientFor(gateway).messages.send(to('79001234567'));

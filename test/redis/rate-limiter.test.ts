@@ -2,10 +2,10 @@ import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
-import { redisRateLimiter } from '../../src/redis.js';
+import { type RedisClientLike, redisRateLimiter } from '../../src/redis.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
-import { TARGETS, useRedisTarget } from '../support/redis-target.js';
+import { onEveryNode, TARGETS, useRedisTarget } from '../support/redis-target.js';
 import { runSenders } from './fleet-processes.js';
 
 /** The most starts that any window of `intervalMs`, whatever its phase, contains. */
@@ -17,6 +17,29 @@ function busiestWindow(starts: number[], intervalMs: number): number {
     most = Math.max(most, i - j + 1);
   }
   return most;
+}
+
+/** The client, counting the NOSCRIPT answers it gets; `pending` holds every command it sent. */
+function counting(
+  redis: RedisClientLike,
+  seen: { noscript: number; pending: Promise<unknown>[] },
+): RedisClientLike {
+  return new Proxy(redis, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (property !== 'call' && property !== 'sendCommand') return value.bind(target);
+      return (...args: unknown[]) => {
+        const sent = value.apply(target, args) as Promise<unknown>;
+        seen.pending.push(
+          sent.catch((error: unknown) => {
+            if (error instanceof Error && error.message.startsWith('NOSCRIPT')) seen.noscript++;
+          }),
+        );
+        return sent;
+      };
+    },
+  });
 }
 
 describe.skipIf(skipRedis).each(TARGETS)('redisRateLimiter on a real Redis (%s)', (where) => {
@@ -110,6 +133,27 @@ describe.skipIf(skipRedis).each(TARGETS)('redisRateLimiter on a real Redis (%s)'
       const t0 = performance.now();
       (await b!.acquire())();
       expect(performance.now() - t0).toBeGreaterThanOrEqual(250);
+    });
+
+    it('a cold start sends each script by its source once: no NOSCRIPT round trip, which a busy process answers late', async () => {
+      await onEveryNode(target, ['SCRIPT', 'FLUSH']);
+      const seen = { noscript: 0, pending: [] as Promise<unknown>[] };
+      const limiter = redisRateLimiter(counting(clients[0]!.redis, seen), {
+        key: `${kind}-${++n}`,
+        requests: 100,
+        intervalMs: 1000,
+      });
+      const releases = await Promise.all(Array.from({ length: 20 }, () => limiter.acquire()));
+      // Releases of different ticks: one script call each, the later ones sent before the first is answered.
+      for (const release of releases) {
+        release();
+        await new Promise(setImmediate);
+      }
+      (await limiter.acquire())();
+      await new Promise(setImmediate);
+      await Promise.all(seen.pending);
+      expect(seen.pending.length).toBeGreaterThanOrEqual(20);
+      expect(seen.noscript).toBe(0);
     });
 
     it('a slot whose process died frees when its lease ends', async () => {
