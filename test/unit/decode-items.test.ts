@@ -1,7 +1,32 @@
+import { Session } from 'node:inspector/promises';
 import { describe, expect, it } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
 import { parseV3Webhook, parseWebhook, safeParseWebhook } from '../../src/webhooks/decode/parse.js';
-import { fixture } from '../support/fixtures.js';
+import { fixture, fixtures } from '../support/fixtures.js';
+
+/** Bytes allocated on the JS heap while `fn` runs (V8's sampling heap profiler, garbage included). */
+async function sampledAllocation(fn: () => void): Promise<number> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMajorGC: true,
+    });
+    fn();
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    let total = 0;
+    const walk = (node: { selfSize: number; children: unknown[] }) => {
+      total += node.selfSize;
+      for (const child of node.children) walk(child as typeof node);
+    };
+    walk(profile.head as unknown as { selfSize: number; children: unknown[] });
+    return total;
+  } finally {
+    session.disconnect();
+  }
+}
 
 type Body = { event?: string; data: unknown[]; meta?: unknown } & Record<string, unknown>;
 
@@ -188,6 +213,28 @@ describe('Cost bounded by the input', () => {
     });
     expect(w.rejected).toHaveLength(500);
     expect(w.rejected.reduce((n, r) => n + r.issues.length, 0)).toBe(100);
+  });
+
+  it('refuses a flood of bad items without allocating per item, after real deliveries taught the decoders their shapes', async () => {
+    // Each young-generation collection during a flood copies the live parsed body: a few bytes
+    // per item cost more than the decoding. A closure over the decoded value once made every
+    // call allocate a context (~40 bytes) as soon as the decoder had seen varied items.
+    for (const [, text] of [...fixtures('v2'), ...fixtures('v3')])
+      for (let i = 0; i < 300; i++) safeParseWebhook(text);
+    const body = JSON.stringify({
+      event: 'message.add',
+      data: Array.from({ length: 200_000 }, () => ({})),
+      meta,
+    });
+    const parsing = await sampledAllocation(() => {
+      for (let i = 0; i < 3; i++) JSON.parse(body);
+    });
+    const refusing = await sampledAllocation(() => {
+      for (let i = 0; i < 3; i++) expect(safeParseWebhook(body).success).toBe(false);
+    });
+    // Beyond the parse: the 100 explained items, a few hundred kB; 40 bytes per item would be
+    // 24 MB more.
+    expect(refusing - parsing).toBeLessThan(4_000_000);
   });
 
   it('20,000 malformed v3 messages do not overflow the stack', () => {

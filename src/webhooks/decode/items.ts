@@ -113,7 +113,7 @@ export function decodeItems<T>(
 ): Items<T> {
   const out = new Items<T>(list, items);
   const fast = decoder.fast;
-  const zodOnly = { schema: decoder.schema };
+  let zodOnly: Decoder | undefined; // made for the first item the fast decoder cannot decode
   // A plain loop: no recursion and no spread, whatever the length of the list. The two cheap
   // outcomes (decoded, or surely bad once the issues are full) allocate nothing of their own.
   for (let index = 0; index < items.length; index++) {
@@ -125,6 +125,7 @@ export function decodeItems<T>(
       budget.omitted++;
       out.reject(index);
     } else {
+      zodOnly ??= { schema: decoder.schema };
       const one = decodeOne<T>(zodOnly, raw, [list, index], budget);
       if (one.ok) out.good.push(one.value);
       else {

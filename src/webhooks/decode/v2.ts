@@ -29,6 +29,12 @@ export function extraFields(
 }
 
 /** The failure of a delivery none of whose items decoded. */
+/** Whether the envelope has no field but event, data and meta (every delivery the spec shows). */
+function onlyEnvelope(value: Record<string, unknown>): boolean {
+  for (const key in value) if (key !== 'event' && key !== 'data' && key !== 'meta') return false;
+  return true;
+}
+
 export function nothingDecoded(budget: IssueBudget): Decoded<never> {
   return { ok: false, issues: budget.issues, omitted: budget.omitted };
 }
@@ -52,7 +58,7 @@ export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): D
   if (!meta.ok || budget.issues.length > 0) return nothingDecoded(budget);
 
   const name = known.get(event as string) ?? known.get((event as string).toLowerCase());
-  const webhook = extraFields(value, ENVELOPE);
+  const webhook = onlyEnvelope(value) ? {} : extraFields(value, ENVELOPE);
   webhook.api = 'v2';
   webhook.meta = meta.value;
   if (name === undefined) {
