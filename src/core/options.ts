@@ -58,7 +58,12 @@ export interface ClientOptions {
    * `pause(ms)`, such as `redisRateLimiter(...)`). @default { requests: 500, intervalMs: 5000 }
    */
   rateLimit?: RateLimitOptions | false | RateLimiterLike;
-  /** A custom fetch (a proxy agent, a test double). @default globalThis.fetch */
+  /**
+   * A custom fetch (a proxy agent, a test double). It is called as `fetch(request, init)`, and
+   * `init.signal` is the attempt's signal (timeout and the caller's abort): pass `init` on. A
+   * fetch that drops it still ends the call at its timeout, but its request may go on.
+   * @default globalThis.fetch
+   */
   fetch?: FetchLike;
   /** Check request bodies against the spec before sending. @default true */
   validateRequests?: boolean;
