@@ -19,18 +19,31 @@ export interface Decoder<S extends z.ZodMiniType = z.ZodMiniType> {
  * whose issues were not listed once the budget was spent.
  */
 export class IssueBudget {
-  readonly issues: Issue[] = [];
+  // Made at the first issue: most deliveries have none.
+  #issues: Issue[] | undefined;
   /** Rejected items past the budget, whose issues are not listed. */
   omitted = 0;
 
+  /** The issues kept so far. */
+  get issues(): Issue[] {
+    this.#issues ??= [];
+    return this.#issues;
+  }
+
+  /** How many issues are kept. */
+  get count(): number {
+    return this.#issues?.length ?? 0;
+  }
+
   get full(): boolean {
-    return this.issues.length >= MAX_ISSUES;
+    return this.count >= MAX_ISSUES;
   }
 
   /** Keeps what fits of `issues`; returns what was kept. */
   keep(issues: Issue[]): Issue[] {
-    const kept = issues.slice(0, MAX_ISSUES - this.issues.length);
-    for (const issue of kept) this.issues.push(issue);
+    const kept = issues.slice(0, MAX_ISSUES - this.count);
+    const list = this.issues;
+    for (const issue of kept) list.push(issue);
     return kept;
   }
 }
@@ -46,7 +59,7 @@ export type One<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
 export function decodeOne<T>(
   decoder: Decoder,
   value: unknown,
-  path: (string | number)[],
+  path: readonly (string | number)[],
   budget: IssueBudget,
 ): One<T> {
   const fast = decoder.fast ? decoder.fast(value) : UNSURE;
@@ -66,7 +79,15 @@ export function decodeOne<T>(
 
 /** The items of one list: those that decoded, and the positions and issues of those that did not. */
 export class Items<T> {
-  readonly good: T[] = [];
+  /**
+   * The items that decoded. While every item so far decoded to itself (the common case) this is
+   * the input list itself, not a copy: {@link Items.keep} copies it at the first item that
+   * differs or is rejected. The input is the SDK's own (parsed here, or copied from the
+   * caller's value), never the caller's.
+   */
+  good: T[];
+  /** Whether `good` is still the input list, every item so far decoded to itself. */
+  #same = true;
   /**
    * Positions of the rejected items, in order: the first `badCount` entries. A typed array, made
    * at the first rejected item for the whole list (4 bytes per item, less than the item's own
@@ -82,7 +103,24 @@ export class Items<T> {
   constructor(
     readonly list: string,
     readonly items: unknown[],
-  ) {}
+  ) {
+    this.good = items as T[];
+  }
+
+  /** Keeps the item at `index`, decoded to `value`. */
+  keep(index: number, value: T): void {
+    if (this.#same) {
+      if (value === this.items[index]) return;
+      this.#diverge(index);
+    }
+    this.good.push(value);
+  }
+
+  // From `index` on, `good` is a list of its own: the items before it, as they were.
+  #diverge(index: number): void {
+    this.good = this.items.slice(0, index) as T[];
+    this.#same = false;
+  }
 
   /**
    * The rejected items as the webhook lists them. Built only when the delivery is kept: a body
@@ -99,6 +137,7 @@ export class Items<T> {
 
   /** Records the item at `index` as rejected. */
   reject(index: number): void {
+    if (this.#same) this.#diverge(index);
     this.bad ??= new Uint32Array(this.items.length);
     this.bad[this.badCount++] = index;
   }
@@ -120,14 +159,14 @@ export function decodeItems<T>(
     const raw = items[index];
     const decoded = fast ? fast(raw) : UNSURE;
     if (decoded !== NO && decoded !== UNSURE) {
-      out.good.push(decoded as T);
+      out.keep(index, decoded as T);
     } else if (decoded === NO && budget.full) {
       budget.omitted++;
       out.reject(index);
     } else {
       zodOnly ??= { schema: decoder.schema };
       const one = decodeOne<T>(zodOnly, raw, [list, index], budget);
-      if (one.ok) out.good.push(one.value);
+      if (one.ok) out.keep(index, one.value);
       else {
         out.reject(index);
         if (one.issues.length > 0) {

@@ -12,6 +12,8 @@ import { decodeItems, decodeOne, IssueBudget } from './items.js';
 export type Decoded<W> = { ok: true; webhook: W } | { ok: false; issues: Issue[]; omitted?: number };
 
 const ENVELOPE = ['event', 'data', 'meta', 'api', 'rejected'];
+/** Where the meta's issues are (read, never changed, by the decoders). */
+const META_PATH: readonly string[] = ['meta'];
 const known = new Map<string, (typeof V2_EVENTS)[number]>(
   V2_EVENTS.map((name) => [name.toLowerCase(), name]),
 );
@@ -54,14 +56,14 @@ export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): D
   }
   if (!Array.isArray(data)) budget.keep([{ path: ['data'], message: 'expected an array of payloads' }]);
   // An envelope without meta is still a delivery: processed without dedupe.
-  const meta = decodeOne<WebhookMeta>(decoders.meta, value.meta ?? {}, ['meta'], budget);
-  if (!meta.ok || budget.issues.length > 0) return nothingDecoded(budget);
+  const meta = decodeOne<WebhookMeta>(decoders.meta, value.meta ?? {}, META_PATH, budget);
+  if (!meta.ok || budget.count > 0) return nothingDecoded(budget);
 
   const name = known.get(event as string) ?? known.get((event as string).toLowerCase());
-  const webhook = onlyEnvelope(value) ? {} : extraFields(value, ENVELOPE);
-  webhook.api = 'v2';
-  webhook.meta = meta.value;
   if (name === undefined) {
+    const webhook = extraFields(value, ENVELOPE);
+    webhook.api = 'v2';
+    webhook.meta = meta.value;
     webhook.event = 'unknown';
     webhook.unknownEvent = event;
     webhook.data = data;
@@ -70,8 +72,9 @@ export function decodeV2(value: unknown, decoders: Decoders = fastDecoders()): D
   }
   const items = decodeItems(decoders.v2[name], data as unknown[], 'data', budget);
   if (items.good.length === 0 && items.badCount > 0) return nothingDecoded(budget);
-  webhook.event = name;
-  webhook.data = items.good;
-  webhook.rejected = items.rejected();
+  // Made whole in one literal (this runs for every v2 delivery); fields the spec does not name
+  // come first, as they came.
+  const decoded = { api: 'v2', meta: meta.value, event: name, data: items.good, rejected: items.rejected() };
+  const webhook = onlyEnvelope(value) ? decoded : { ...extraFields(value, ENVELOPE), ...decoded };
   return { ok: true, webhook: webhook as unknown as V2Webhook };
 }
