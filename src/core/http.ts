@@ -169,7 +169,11 @@ export class HttpCore {
     let refreshed = false;
     for (let retry = 0, attempt = 1; ; attempt++) {
       // The credential first: a missing one fails before the call takes a slot of the limiter.
-      const token = await credentials.get();
+      // A token function is the user's code, awaited outside any attempt: the caller's abort ends
+      // the wait for it (a string costs no listener).
+      const token = await (call.signal && credentials.refreshable
+        ? untilAborted(credentials.get(), call.signal)
+        : credentials.get());
       if (trace) trace.attempts = attempt;
       const result = await traced(
         channels.attempt,
