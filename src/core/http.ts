@@ -45,9 +45,23 @@ export const TIMED_OUT = Symbol('attempt timed out');
 const ATTEMPT_SIGNAL = 'mgsdkAttemptSignal';
 
 /**
+ * The runtime's own fetch, as it was when this module loaded: the one fetch trusted to reject on
+ * its `init.signal` in every phase (connect, headers, body). A fetch put in place of the global
+ * one later (a test double, `vi.stubGlobal`, an interceptor) is a fetch like a user's.
+ */
+const BUILT_IN_FETCH: FetchLike | undefined = globalThis.fetch;
+
+/** Whether the call's fetch is the runtime's own, so the attempt need not be raced with its signal. */
+const usesBuiltInFetch = (fetch: FetchLike | undefined) =>
+  fetch === undefined && globalThis.fetch === BUILT_IN_FETCH;
+
+/**
  * The fetch ky calls: the client's (or the global one, looked up at each call, so a test that
  * replaces it is heard), given the attempt's own signal as `init.signal`, which takes the place
- * of the signal of ky's request.
+ * of the signal of ky's request. Any fetch but the runtime's own also gets a request whose
+ * `signal` is the attempt's: a fetch that passes on the request and drops `init` (a proxy agent's
+ * `(request) => fetch(request, { dispatcher })`) then still stops its request at the timeout and
+ * at the caller's abort, as it did when ky was given the signal.
  */
 function fetchWithAttemptSignal(fetch: FetchLike | undefined): FetchLike {
   return (input, init) => {
@@ -55,7 +69,10 @@ function fetchWithAttemptSignal(fetch: FetchLike | undefined): FetchLike {
       [ATTEMPT_SIGNAL]?: AbortSignal;
     };
     const use = fetch ?? globalThis.fetch;
-    return use(input, signal ? { ...rest, signal } : rest);
+    if (!signal) return use(input, rest);
+    if (usesBuiltInFetch(fetch)) return use(input, { ...rest, signal });
+    const request = input instanceof Request ? new Request(input, { signal }) : input;
+    return use(request, { ...rest, signal });
   };
 }
 
@@ -152,7 +169,11 @@ export class HttpCore {
     let refreshed = false;
     for (let retry = 0, attempt = 1; ; attempt++) {
       // The credential first: a missing one fails before the call takes a slot of the limiter.
-      const token = await credentials.get();
+      // A token function is the user's code, awaited outside any attempt: the caller's abort ends
+      // the wait for it (a string costs no listener).
+      const token = await (call.signal && credentials.refreshable
+        ? untilAborted(credentials.get(), call.signal)
+        : credentials.get());
       if (trace) trace.attempts = attempt;
       const result = await traced(
         channels.attempt,
@@ -331,10 +352,11 @@ export class HttpCore {
         answered();
         return this.#answer(spec, response);
       });
-      // A fetch of the user's is raced with our own signal: the call settles at its deadline
-      // whatever that fetch does with the signal. The built-in fetch rejects on it, headers or
-      // body, so the race would only cost (a listener and three promises per call).
-      attempt = this.#options.fetch ? await untilAborted(exchange, signal) : await exchange;
+      // Any fetch but the runtime's own (the user's, or a double in place of the global one) is
+      // raced with our own signal: the call settles at its deadline whatever that fetch does with
+      // the signal. The built-in fetch rejects on it, headers or body, so the race would only
+      // cost (a listener and three promises per call).
+      attempt = usesBuiltInFetch(this.#options.fetch) ? await exchange : await untilAborted(exchange, signal);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
       const timedOut = signal.aborted;

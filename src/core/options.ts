@@ -59,9 +59,10 @@ export interface ClientOptions {
    */
   rateLimit?: RateLimitOptions | false | RateLimiterLike;
   /**
-   * A custom fetch (a proxy agent, a test double). It is called as `fetch(request, init)`, and
-   * `init.signal` is the attempt's signal (timeout and the caller's abort): pass `init` on. A
-   * fetch that drops it still ends the call at its timeout, but its request may go on.
+   * A custom fetch (a proxy agent, a test double). It is called as `fetch(request, init)`; both
+   * `request.signal` and `init.signal` are the attempt's signal (timeout and the caller's abort),
+   * so a fetch that passes on either stops its request then. One that honours neither still ends
+   * the call at its timeout, but its request may go on.
    * @default globalThis.fetch
    */
   fetch?: FetchLike;

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { AuthenticationError, GatewayError } from '../../src/core/errors.js';
+import { AuthenticationError, GatewayAbortError, GatewayError } from '../../src/core/errors.js';
 import { API_KEY, BASE, TOKEN, testClient, textMessage, useMsw, V3_BASE } from '../support/msw.js';
 
 const { server, seen } = useMsw();
@@ -70,6 +70,25 @@ describe('Authentication', () => {
     await expect(client.channels.list()).resolves.toEqual([]);
     expect(asked).toBe(2);
     expect(seen.map((s) => s.authorization)).toEqual(['Bearer old-token-1', 'Bearer new-token-2']);
+  });
+
+  it("a token function that never answers the 401's second ask ends at the caller's abort", async () => {
+    let asked = 0;
+    server.use(
+      http.get(`${BASE}/v2/channels`, () => HttpResponse.json({ error: 'unauthorized' }, { status: 401 })),
+    );
+    const client = testClient({
+      token: () => (asked++ === 0 ? 'old-token' : new Promise<string>(() => {})),
+      maxRetries: 0,
+    });
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const call = client.channels.list({ signal: controller.signal }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(asked).toBe(2));
+    controller.abort(reason);
+    const error = await Promise.race([call, new Promise((resolve) => setTimeout(resolve, 1000, 'hung'))]);
+    expect(error).toBeInstanceOf(GatewayAbortError);
+    expect((error as GatewayAbortError).cause).toBe(reason);
   });
 
   it('repeats only once: a second 401 is an AuthenticationError', async () => {

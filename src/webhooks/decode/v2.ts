@@ -30,13 +30,13 @@ export function extraFields(
   return out;
 }
 
-/** The failure of a delivery none of whose items decoded. */
 /** Whether the envelope has no field but event, data and meta (every delivery the spec shows). */
 function onlyEnvelope(value: Record<string, unknown>): boolean {
   for (const key in value) if (key !== 'event' && key !== 'data' && key !== 'meta') return false;
   return true;
 }
 
+/** The failure of a delivery none of whose items decoded. */
 export function nothingDecoded(budget: IssueBudget): Decoded<never> {
   return { ok: false, issues: budget.issues, omitted: budget.omitted };
 }
