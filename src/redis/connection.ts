@@ -156,19 +156,35 @@ export class RedisConnection {
    * round trip, and a busy process answers those late.
    */
   eval(s: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.#bounded(s.name, this.#script(s, keys, args));
+  }
+
+  /**
+   * {@link RedisConnection.eval}, and the end of the script's own command, which the call's
+   * time-out does not wait for (a client may hold a command while it reconnects, and send it
+   * after). A command that must run after this one, such as the cancel of a timed-out grant, is
+   * sent once `ended` settles: sent at once, it could run first and undo nothing.
+   */
+  evalTracked(
+    s: Script,
+    keys: string[],
+    args: (string | number)[],
+  ): { result: Promise<unknown>; ended: Promise<void> } {
+    const command = this.#script(s, keys, args);
+    return { result: this.#bounded(s.name, command), ended: command.then(noop, noop) };
+  }
+
+  async #script(s: Script, keys: string[], args: (string | number)[]): Promise<unknown> {
     if (!this.#loading.has(s.sha)) {
       this.#loading.add(s.sha);
-      return this.#bounded(s.name, this.#send(['EVAL', s.source, keys.length, ...keys, ...args], keys[0]));
+      return this.#send(['EVAL', s.source, keys.length, ...keys, ...args], keys[0]);
     }
-    const run = async () => {
-      try {
-        return await this.#send(['EVALSHA', s.sha, keys.length, ...keys, ...args], keys[0]);
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return await this.#send(['EVAL', s.source, keys.length, ...keys, ...args], keys[0]);
-      }
-    };
-    return this.#bounded(s.name, run());
+    try {
+      return await this.#send(['EVALSHA', s.sha, keys.length, ...keys, ...args], keys[0]);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return await this.#send(['EVAL', s.source, keys.length, ...keys, ...args], keys[0]);
+    }
   }
 
   /**

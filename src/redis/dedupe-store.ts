@@ -47,14 +47,13 @@ export class RedisDedupeStore implements DedupeStore {
   async claim(key: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
     const keys = this.keysOf(key);
-    const reply = (await this.#redis
-      .eval(claimScript, keys, [token, Math.ceil(leaseMs)])
-      .catch((error: unknown) => {
-        // The claim may still run late (a client queueing commands while it reconnects): this
-        // release, sent after it on the same connection, takes it back.
-        void this.#redis.eval(releaseScript, keys.slice(0, 1), [token]).catch(() => {});
-        throw error;
-      })) as [string, string?];
+    const claim = this.#redis.evalTracked(claimScript, keys, [token, Math.ceil(leaseMs)]);
+    const reply = (await claim.result.catch((error: unknown) => {
+      // The claim may still run late (a client queueing commands while it reconnects, or sending
+      // it again after NOSCRIPT): this release, sent once it has ended, takes it back.
+      void claim.ended.then(() => this.#redis.eval(releaseScript, keys.slice(0, 1), [token])).catch(() => {});
+      throw error;
+    })) as [string, string?];
     if (reply[0] === 'claimed') {
       this.#held.set(key, token);
       return reply[1]

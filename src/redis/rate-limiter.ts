@@ -128,15 +128,20 @@ export class RedisRateLimiter implements RateLimiterLike {
     const member = `${this.#id}:${++this.#batch}`;
     let granted: number;
     let waitMs: number;
+    const ask = this.#redis.evalTracked(
+      acquireScript,
+      [this.#slots, this.#hold],
+      [this.requests, wanted, this.leaseMs, member, this.intervalMs],
+    );
     try {
-      const reply = (await this.#redis.eval(
-        acquireScript,
-        [this.#slots, this.#hold],
-        [this.requests, wanted, this.leaseMs, member, this.intervalMs],
-      )) as [number, number];
+      const reply = (await ask.result) as [number, number];
       [granted, waitMs] = reply.map(Number) as [number, number];
     } catch (error) {
-      void this.#redis.eval(cancelScript, [this.#slots], [member, wanted]).catch(() => {});
+      // Slots the ask may yet take (its command held by a reconnecting client, or sent again
+      // after NOSCRIPT) are given back once it has ended: a cancel sent at once could run first.
+      void ask.ended
+        .then(() => this.#redis.eval(cancelScript, [this.#slots], [member, wanted]))
+        .catch(() => {});
       // Those this call asked for fail fast (retryable); the rest ask again.
       for (const waiter of [...this.#waiting].slice(0, wanted)) this.#settle(waiter).reject(error);
       return;

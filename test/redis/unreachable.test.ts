@@ -32,6 +32,7 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
       const deliveries = redisDeliveryStore(redis, { timeoutMs, prefix: `u:${kind}:` });
       const tracker = new DeliveryTracker({ store: deliveries });
       try {
+        await dedupe.claim('warm', 10_000); // the claim script is loaded, the release script not yet
         // mid-run: 20 starts queued for a limit of 5 per 200 ms when Redis goes away
         const queued = Array.from({ length: 20 }, () => limiter.acquire().then((release) => release()));
         await server.stop();
@@ -40,6 +41,9 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
         expect(failures.length).toBeGreaterThan(0); // none hangs: every one settled
         for (const failure of failures) expect(failure).toMatchObject({ retryable: true });
 
+        // Timed out while the client holds it: sent after the restart, answered NOSCRIPT and sent
+        // again; the release that takes it back must run after that, not before.
+        const late = dedupe.claim('late', 10_000).catch((e: unknown) => e);
         const calls = [
           dedupe.claim('k', 10_000),
           dedupe.complete('k', 10_000, { id: 1 }),
@@ -64,6 +68,17 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
           .toMatchObject({
             state: 'claimed',
           });
+        await late;
+        await expect
+          .poll(
+            () =>
+              dedupe.claim('late', 10_000).then(
+                (r) => r.state,
+                () => 'down',
+              ),
+            { timeout: 3000 },
+          )
+          .toBe('claimed');
         (await limiter.acquire())();
         await tracker.observe({ ...status, status: 'delivered' });
         await expect(tracker.waitFor('r1', { timeoutMs: 2000 })).resolves.toMatchObject({
