@@ -86,7 +86,8 @@ function kindsOf(body: Record<string, unknown>): readonly Kind[] {
     const kind = KINDS[key as keyof typeof KINDS];
     if (body[key] == null || kind === first || several?.includes(kind)) continue;
     if (first === undefined) first = kind;
-    else (several ??= [first]).push(kind);
+    else if (several) several.push(kind);
+    else several = [first, kind];
   }
   return several ?? (first === undefined ? NO_KINDS : [first]);
 }
