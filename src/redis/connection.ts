@@ -163,7 +163,9 @@ export class RedisConnection {
    * {@link RedisConnection.eval}, and the end of the script's own command, which the call's
    * time-out does not wait for (a client may hold a command while it reconnects, and send it
    * after). A command that must run after this one, such as the cancel of a timed-out grant, is
-   * sent once `ended` settles: sent at once, it could run first and undo nothing.
+   * sent once `ended` settles (sent at once, it could run before a resend after NOSCRIPT) and, when
+   * it can be sent twice, at once as well (sent only after `ended`, it would run after whatever the
+   * caller sent meanwhile).
    */
   evalTracked(
     s: Script,

@@ -49,9 +49,14 @@ export class RedisDedupeStore implements DedupeStore {
     const keys = this.keysOf(key);
     const claim = this.#redis.evalTracked(claimScript, keys, [token, Math.ceil(leaseMs)]);
     const reply = (await claim.result.catch((error: unknown) => {
-      // The claim may still run late (a client queueing commands while it reconnects, or sending
-      // it again after NOSCRIPT): this release, sent once it has ended, takes it back.
-      void claim.ended.then(() => this.#redis.eval(releaseScript, keys.slice(0, 1), [token])).catch(() => {});
+      // The claim may still run late; a release takes it back, sent twice (harmless: it deletes
+      // only this token's claim). At once: behind a claim the client holds (reconnecting, or Redis
+      // stalled), so the service's next attempt, sent after it, finds the key free, not
+      // 'processing'. And once the claim has ended: a claim sent again after NOSCRIPT runs after
+      // the first release.
+      const release = () => this.#redis.eval(releaseScript, keys.slice(0, 1), [token]);
+      void release().catch(() => {});
+      void claim.ended.then(release).catch(() => {});
       throw error;
     })) as [string, string?];
     if (reply[0] === 'claimed') {
