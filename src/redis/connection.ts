@@ -160,20 +160,25 @@ export class RedisConnection {
   }
 
   /**
-   * {@link RedisConnection.eval}, and the end of the script's own command, which the call's
-   * time-out does not wait for (a client may hold a command while it reconnects, and send it
-   * after). A command that must run after this one, such as the cancel of a timed-out grant, is
-   * sent once `ended` settles (sent at once, it could run before a resend after NOSCRIPT) and, when
-   * it can be sent twice, at once as well (sent only after `ended`, it would run after whatever the
-   * caller sent meanwhile).
+   * {@link RedisConnection.eval} for a script whose effect `undo` takes back when the call fails
+   * (time-out, lost connection). The command may still run late: a client holds it while it
+   * reconnects or while Redis stalls, or sends it again after NOSCRIPT. So `undo`, which must be
+   * harmless to repeat, is sent twice: at once, right behind a held command and before anything
+   * sent next, and again once the command itself has ended, after any resend.
    */
-  evalTracked(
+  evalOrUndo(
     s: Script,
     keys: string[],
     args: (string | number)[],
-  ): { result: Promise<unknown>; ended: Promise<void> } {
+    undo: { script: Script; keys: string[]; args: (string | number)[] },
+  ): Promise<unknown> {
     const command = this.#script(s, keys, args);
-    return { result: this.#bounded(s.name, command), ended: command.then(noop, noop) };
+    return this.#bounded(s.name, command).catch((error: unknown) => {
+      const send = () => this.eval(undo.script, undo.keys, undo.args);
+      void send().catch(noop);
+      void command.then(send, send).catch(noop);
+      throw error;
+    });
   }
 
   async #script(s: Script, keys: string[], args: (string | number)[]): Promise<unknown> {

@@ -47,17 +47,11 @@ export class RedisDedupeStore implements DedupeStore {
   async claim(key: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
     const keys = this.keysOf(key);
-    const claim = this.#redis.evalTracked(claimScript, keys, [token, Math.ceil(leaseMs)]);
-    const reply = (await claim.result.catch((error: unknown) => {
-      // The claim may still run late; a release takes it back, sent twice (harmless: it deletes
-      // only this token's claim). At once: behind a claim the client holds (reconnecting, or Redis
-      // stalled), so the service's next attempt, sent after it, finds the key free, not
-      // 'processing'. And once the claim has ended: a claim sent again after NOSCRIPT runs after
-      // the first release.
-      const release = () => this.#redis.eval(releaseScript, keys.slice(0, 1), [token]);
-      void release().catch(() => {});
-      void claim.ended.then(release).catch(() => {});
-      throw error;
+    // A claim that fails may still run late: the release of its token takes it back.
+    const reply = (await this.#redis.evalOrUndo(claimScript, keys, [token, Math.ceil(leaseMs)], {
+      script: releaseScript,
+      keys: keys.slice(0, 1),
+      args: [token],
     })) as [string, string?];
     if (reply[0] === 'claimed') {
       this.#held.set(key, token);

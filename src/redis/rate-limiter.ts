@@ -128,23 +128,16 @@ export class RedisRateLimiter implements RateLimiterLike {
     const member = `${this.#id}:${++this.#batch}`;
     let granted: number;
     let waitMs: number;
-    const ask = this.#redis.evalTracked(
-      acquireScript,
-      [this.#slots, this.#hold],
-      [this.requests, wanted, this.leaseMs, member, this.intervalMs],
-    );
     try {
-      const reply = (await ask.result) as [number, number];
+      // An ask that fails may still take its slots late: the cancel of its member takes them back.
+      const reply = (await this.#redis.evalOrUndo(
+        acquireScript,
+        [this.#slots, this.#hold],
+        [this.requests, wanted, this.leaseMs, member, this.intervalMs],
+        { script: cancelScript, keys: [this.#slots], args: [member, wanted] },
+      )) as [number, number];
       [granted, waitMs] = reply.map(Number) as [number, number];
     } catch (error) {
-      // Slots the ask may yet take are given back twice (a cancel is harmless once more). At once:
-      // while the client holds the ask (reconnecting, or Redis stalled), the cancel goes right
-      // behind it, before the ask this loop sends next; sent only once the ask ended, it would come
-      // after that one, which finds the limit full and waits out an interval. And once the ask has
-      // ended: an ask sent again after NOSCRIPT runs after the first cancel.
-      const cancel = () => this.#redis.eval(cancelScript, [this.#slots], [member, wanted]);
-      void cancel().catch(() => {});
-      void ask.ended.then(cancel).catch(() => {});
       // Those this call asked for fail fast (retryable); the rest ask again.
       for (const waiter of [...this.#waiting].slice(0, wanted)) this.#settle(waiter).reject(error);
       return;
