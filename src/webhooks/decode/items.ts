@@ -86,8 +86,6 @@ export class Items<T> {
    * caller's value), never the caller's.
    */
   good: T[];
-  /** Whether `good` is still the input list, every item so far decoded to itself. */
-  #same = true;
   /**
    * Positions of the rejected items, in order: the first `badCount` entries. A typed array, made
    * at the first rejected item for the whole list (4 bytes per item, less than the item's own
@@ -109,7 +107,7 @@ export class Items<T> {
 
   /** Keeps the item at `index`, decoded to `value`. */
   keep(index: number, value: T): void {
-    if (this.#same) {
+    if (this.good === this.items) {
       if (value === this.items[index]) return;
       this.#diverge(index);
     }
@@ -119,7 +117,6 @@ export class Items<T> {
   // From `index` on, `good` is a list of its own: the items before it, as they were.
   #diverge(index: number): void {
     this.good = this.items.slice(0, index) as T[];
-    this.#same = false;
   }
 
   /**
@@ -137,7 +134,7 @@ export class Items<T> {
 
   /** Records the item at `index` as rejected. */
   reject(index: number): void {
-    if (this.#same) this.#diverge(index);
+    if (this.good === this.items) this.#diverge(index);
     this.bad ??= new Uint32Array(this.items.length);
     this.bad[this.badCount++] = index;
   }
