@@ -71,8 +71,14 @@ export class BoundedMap<K, V> {
 
   /** The oldest entry held, if any. */
   oldest(): V | undefined {
+    const key = this.oldestKey();
+    return key === undefined ? undefined : this.#map.get(key)?.value;
+  }
+
+  /** The key of the oldest entry held, if any. */
+  oldestKey(): K | undefined {
     this.#skipStale();
-    return this.#count > 0 ? this.#map.get(this.#ring[this.#head] as K)?.value : undefined;
+    return this.#count > 0 ? (this.#ring[this.#head] as K) : undefined;
   }
 
   /** Drops the oldest entry held (telling `onDrop`). */

@@ -76,6 +76,37 @@ describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotte
     expect(s.claim('d', 1000).state).toBe('done');
   });
 
+  it('when full, the oldest done key goes first: a live claim older than it is kept', () => {
+    const { store: s } = store({ maxKeys: 3 });
+    s.claim('held', 1000); // the oldest key, still being processed
+    for (const k of ['a', 'b']) {
+      s.claim(k, 1000);
+      s.complete(k, 60_000);
+    }
+    s.claim('c', 1000); // full: a (the oldest done key) goes, not the claim
+    expect(s.size).toBe(3);
+    expect(s.claim('held', 1000).state).toBe('processing');
+    expect(s.claim('b', 1000).state).toBe('done');
+    expect(s.claim('a', 1000).state).toBe('claimed');
+  });
+
+  it('when every key is a claim, the oldest claim goes', () => {
+    const { store: s } = store({ maxKeys: 2 });
+    for (const k of ['a', 'b', 'c']) s.claim(k, 1000);
+    expect(s.size).toBe(2);
+    expect(s.claim('a', 1000).state).toBe('claimed');
+  });
+
+  it('an expired claim is dropped before a live one when full', () => {
+    const { clock, store: s } = store({ maxKeys: 2 });
+    s.claim('stale', 100);
+    s.claim('live', 10_000);
+    clock.now = 100; // stale's holder died
+    s.claim('new', 10_000);
+    expect(s.claim('live', 1000).state).toBe('processing');
+    expect(s.claim('new', 1000).state).toBe('processing');
+  });
+
   it('a key released and claimed again is not evicted by its old slot', () => {
     const { store: s } = store({ maxKeys: 2 });
     s.claim('a', 1000);

@@ -59,12 +59,18 @@ export interface MemoryDedupeOptions {
   ttlMs?: number;
 }
 
-interface Claimed {
+/** A claimed or done key. Its state changes in place: a key costs one map entry from claim to done. */
+interface Entry {
+  /** False while claimed (for the lease), true once done (for the dedupe TTL). */
+  done: boolean;
+  /** The claim's token (kept after it is done; only a claimed key's is compared). */
   token: string;
   expires: number;
+  reply: unknown;
 }
 
-interface Done {
+/** A CRM reply kept with a key across a release. */
+interface Kept {
   expires: number;
   reply: unknown;
 }
@@ -80,16 +86,18 @@ export class MemoryDedupeStore implements DedupeStore {
   readonly maxKeys: number;
   /** The cap on every key's life (ms), when one was given. */
   readonly ttlMs: number | undefined;
-  readonly #claimed: BoundedMap<string, Claimed>;
-  readonly #done: BoundedMap<string, Done>;
-  readonly #replies: BoundedMap<string, Done>;
+  readonly #keys: BoundedMap<string, Entry>;
+  readonly #replies: BoundedMap<string, Kept>;
   readonly #now: () => number;
-  #claims = 0;
+  /** Entries of #keys that are claims (expired ones included). */
+  #claimed = 0;
+  #tokens = 0;
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
-    this.#claimed = new BoundedMap(options.maxKeys ?? 10_000);
-    this.maxKeys = this.#claimed.max;
-    this.#done = new BoundedMap(this.maxKeys);
+    this.#keys = new BoundedMap(options.maxKeys ?? 10_000, (_, entry) => {
+      if (!entry.done) this.#claimed--;
+    });
+    this.maxKeys = this.#keys.max;
     this.#replies = new BoundedMap(this.maxKeys);
     this.ttlMs = options.ttlMs;
     this.#now = now;
@@ -97,56 +105,83 @@ export class MemoryDedupeStore implements DedupeStore {
 
   /** Claimed and done keys held now (expired ones included until their key comes again). */
   get size(): number {
-    return this.#claimed.size + this.#done.size;
+    return this.#keys.size;
   }
 
   claim(key: string, leaseMs: number): ClaimResult {
     const now = this.#now();
-    const done = this.#live(this.#done, key, now);
-    if (done) return { state: 'done', reply: done.reply };
-    if (this.#live(this.#claimed, key, now)) return { state: 'processing' };
-    const token = String(++this.#claims);
-    this.#add(this.#claimed, key, { token, expires: now + this.#cap(leaseMs) });
+    const entry = this.#keys.get(key);
+    if (entry && entry.expires > now) {
+      return entry.done ? { state: 'done', reply: entry.reply } : { state: 'processing' };
+    }
+    const token = String(++this.#tokens);
+    const claim: Entry = { done: false, token, expires: now + this.#cap(leaseMs), reply: undefined };
+    if (entry) this.#forget(key, entry); // expired: forgotten, then claimed as new
+    this.#makeRoom(now);
+    this.#keys.set(key, claim);
+    this.#claimed++;
     // Kept replies are rare (a CRM reply whose dispatch failed): an empty map is not searched.
-    const kept = this.#replies.size > 0 ? this.#live(this.#replies, key, now) : undefined;
+    const kept = this.#replies.size > 0 ? this.#keptReply(key, now) : undefined;
     return kept ? { state: 'claimed', token, reply: kept.reply } : { state: 'claimed', token };
   }
 
   keepReply(key: string, reply: unknown, ttlMs: number): void {
-    if (this.#done.has(key)) return;
+    if (this.#keys.get(key)?.done) return;
     this.#replies.set(key, { reply, expires: this.#now() + this.#cap(ttlMs) });
   }
 
   complete(key: string, ttlMs: number, reply?: unknown, token?: string): void {
     const now = this.#now();
-    const claimed = this.#live(this.#claimed, key, now);
-    if (token !== undefined && ((claimed && claimed.token !== token) || this.#live(this.#done, key, now))) {
+    const entry = this.#keys.get(key);
+    const live = entry !== undefined && entry.expires > now;
+    if (token !== undefined && live && (entry.done || entry.token !== token)) {
       return; // taken over: the successor's claim or reply stays
     }
-    this.#claimed.delete(key);
     if (this.#replies.size > 0) this.#replies.delete(key);
-    this.#add(this.#done, key, { reply, expires: now + this.#cap(ttlMs) });
+    const expires = now + this.#cap(ttlMs);
+    if (entry) {
+      if (!entry.done) this.#claimed--;
+      entry.done = true;
+      entry.expires = expires;
+      entry.reply = reply;
+      return;
+    }
+    // The claim was evicted meanwhile: the work was done all the same.
+    this.#makeRoom(now);
+    this.#keys.set(key, { done: true, token: '', expires, reply });
   }
 
   release(key: string, token?: string): void {
-    const claimed = this.#claimed.get(key);
-    if (claimed && (token === undefined || claimed.token === token)) this.#claimed.delete(key);
+    const entry = this.#keys.get(key);
+    if (entry && !entry.done && (token === undefined || entry.token === token)) this.#forget(key, entry);
   }
 
-  /** The entry of `key` in `map` while it lives; an expired one is forgotten. */
-  #live<V extends { expires: number }>(map: BoundedMap<string, V>, key: string, now: number): V | undefined {
-    const entry = map.get(key);
-    if (entry && entry.expires <= now) map.delete(key);
-    return entry && entry.expires > now ? entry : undefined;
+  #forget(key: string, entry: Entry): void {
+    this.#keys.delete(key);
+    if (!entry.done) this.#claimed--;
   }
 
-  /** Adds to a map of claimed or done keys; when both together are full, the oldest done key goes first. */
-  #add<V>(map: BoundedMap<string, V>, key: string, value: V): void {
-    if (this.size >= this.maxKeys && !map.has(key)) {
-      if (this.#done.size > 0) this.#done.dropOldest();
-      else this.#claimed.dropOldest();
+  /**
+   * Frees a place when full: the oldest done (or expired) key goes first. A live claim met on
+   * the way moves to the newest place instead, unless every key is a claim: dropping it would let
+   * the service's retry run beside its holder.
+   */
+  #makeRoom(now: number): void {
+    while (this.#keys.size >= this.maxKeys) {
+      const key = this.#keys.oldestKey() as string;
+      const entry = this.#keys.get(key) as Entry;
+      if (!entry.done && entry.expires > now && this.#claimed < this.#keys.size) {
+        this.#keys.set(key, entry); // moved to the newest place
+      } else {
+        this.#keys.dropOldest();
+      }
     }
-    map.set(key, value);
+  }
+
+  #keptReply(key: string, now: number): Kept | undefined {
+    const kept = this.#replies.get(key);
+    if (kept && kept.expires <= now) this.#replies.delete(key);
+    return kept && kept.expires > now ? kept : undefined;
   }
 
   #cap(ms: number): number {
