@@ -1,15 +1,21 @@
+/** One held entry, in the map and in the ring; it goes stale when its key is deleted or set again. */
+interface Node<K, V> {
+  readonly key: K;
+  value: V;
+  live: boolean;
+}
+
 /**
  * A Map bounded in count that forgets its oldest entries first: the one bounded map of the SDK
  * (dedupe keys, delivery statuses, held claims). Only held entries count: a deleted key frees its
- * place at once. Keys sit in insertion order in a ring twice the bound, so dropping the oldest is
+ * place at once. Entries sit in insertion order in a ring twice the bound, so dropping the oldest is
  * O(1) (deleting from the front of a Map is not: V8 walks the deleted entries on every new
- * iteration); a deleted key's slot is skipped when it comes up, and a ring full of such slots is
- * compacted, at most once per `max` insertions.
+ * iteration); a stale entry is skipped when it comes up, with no lookup, and a ring full of them
+ * is compacted, at most once per `max` insertions.
  */
 export class BoundedMap<K, V> {
-  // Each entry remembers its slot, so a slot whose key was deleted (or set again) is known stale.
-  readonly #map = new Map<K, { value: V; slot: number }>();
-  readonly #ring: (K | undefined)[];
+  readonly #map = new Map<K, Node<K, V>>();
+  readonly #ring: (Node<K, V> | undefined)[];
   #head = 0;
   #count = 0;
   /** Entries kept at most. */
@@ -45,59 +51,50 @@ export class BoundedMap<K, V> {
   /** Adds `key` as the newest entry (a held key is moved there), dropping the oldest when full. */
   set(key: K, value: V): void {
     const held = this.#map.get(key);
-    if (held) {
-      // Held already: the value changes in place and the key moves to the newest slot.
-      held.value = value;
-      held.slot = this.#append(key);
-      return;
-    }
-    if (this.#map.size >= this.max) this.dropOldest();
-    this.#map.set(key, { value, slot: this.#append(key) });
-  }
-
-  /** Puts `key` in the ring's newest slot (its older slot, if any, is stale from now on). */
-  #append(key: K): number {
-    if (this.#count === this.#ring.length) this.#compact();
-    const slot = (this.#head + this.#count) % this.#ring.length;
-    this.#ring[slot] = key;
-    this.#count++;
-    return slot;
+    if (held) held.live = false; // its place in the ring is stale from now on
+    else if (this.#map.size >= this.max) this.dropOldest();
+    const node: Node<K, V> = { key, value, live: true };
+    this.#map.set(key, node);
+    this.#append(node);
   }
 
   /** Forgets `key`; its place is free at once. */
   delete(key: K): boolean {
+    const node = this.#map.get(key);
+    if (!node) return false;
+    node.live = false;
     return this.#map.delete(key);
   }
 
   /** The oldest entry held, if any. */
   oldest(): V | undefined {
-    const key = this.oldestKey();
-    return key === undefined ? undefined : this.#map.get(key)?.value;
+    return this.#oldestNode()?.value;
   }
 
   /** The key of the oldest entry held, if any. */
   oldestKey(): K | undefined {
-    this.#skipStale();
-    return this.#count > 0 ? (this.#ring[this.#head] as K) : undefined;
+    return this.#oldestNode()?.key;
   }
 
   /** Drops the oldest entry held (telling `onDrop`). */
   dropOldest(): void {
-    this.#skipStale();
-    if (this.#count === 0) return;
-    const key = this.#ring[this.#head] as K;
-    const { value } = this.#map.get(key) as { value: V };
-    this.#map.delete(key);
+    const node = this.#oldestNode();
+    if (!node) return;
+    node.live = false;
+    this.#map.delete(node.key);
     this.#shift();
-    this.onDrop?.(key, value);
+    this.onDrop?.(node.key, node.value);
   }
 
-  #live(slot: number): boolean {
-    return this.#map.get(this.#ring[slot] as K)?.slot === slot;
+  #oldestNode(): Node<K, V> | undefined {
+    while (this.#count > 0 && !this.#ring[this.#head]?.live) this.#shift();
+    return this.#count > 0 ? this.#ring[this.#head] : undefined;
   }
 
-  #skipStale(): void {
-    while (this.#count > 0 && !this.#live(this.#head)) this.#shift();
+  #append(node: Node<K, V>): void {
+    if (this.#count === this.#ring.length) this.#compact();
+    this.#ring[(this.#head + this.#count) % this.#ring.length] = node;
+    this.#count++;
   }
 
   #shift(): void {
@@ -108,17 +105,16 @@ export class BoundedMap<K, V> {
 
   // The ring is full but at most `max` entries are held: move them to its front, in order.
   #compact(): void {
-    const keys: K[] = [];
+    const live: Node<K, V>[] = [];
     for (let i = 0; i < this.#count; i++) {
-      const slot = (this.#head + i) % this.#ring.length;
-      if (this.#live(slot)) keys.push(this.#ring[slot] as K);
+      const node = this.#ring[(this.#head + i) % this.#ring.length];
+      if (node?.live) live.push(node);
     }
     this.#ring.fill(undefined);
-    keys.forEach((key, slot) => {
-      this.#ring[slot] = key;
-      (this.#map.get(key) as { slot: number }).slot = slot;
+    live.forEach((node, slot) => {
+      this.#ring[slot] = node;
     });
     this.#head = 0;
-    this.#count = keys.length;
+    this.#count = live.length;
   }
 }

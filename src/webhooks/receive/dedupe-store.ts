@@ -169,7 +169,7 @@ export class MemoryDedupeStore implements DedupeStore {
   #makeRoom(now: number): void {
     while (this.#keys.size >= this.maxKeys) {
       const key = this.#keys.oldestKey() as string;
-      const entry = this.#keys.get(key) as Entry;
+      const entry = this.#keys.oldest() as Entry;
       if (!entry.done && entry.expires > now && this.#claimed < this.#keys.size) {
         this.#keys.set(key, entry); // moved to the newest place
       } else {
