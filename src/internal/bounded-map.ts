@@ -51,7 +51,8 @@ export class BoundedMap<K, V> {
   /** Adds `key` as the newest entry (a held key is moved there), dropping the oldest when full. */
   set(key: K, value: V): void {
     const held = this.#map.get(key);
-    if (held) held.live = false; // its place in the ring is stale from now on
+    if (held)
+      held.live = false; // its place in the ring is stale from now on
     else if (this.#map.size >= this.max) this.dropOldest();
     const node: Node<K, V> = { key, value, live: true };
     this.#map.set(key, node);

@@ -1,7 +1,7 @@
 /** A place among the background dispatches, taken before a delivery's responder runs. */
 export interface Slot {
   /** Starts the dispatch in this place; `work` must not reject (failures are reported inside). */
-  start(work: () => Promise<void>): Promise<void>;
+  start(work: () => Promise<unknown>): Promise<void>;
   /** Gives the place back unused. */
   cancel(): void;
 }
@@ -34,9 +34,10 @@ export class BackgroundTasks {
     return {
       start: (work) => {
         close();
-        const task: Promise<void> = work()
-          .catch(() => {})
-          .finally(() => this.#running.delete(task));
+        const end = () => {
+          this.#running.delete(task);
+        };
+        const task: Promise<void> = work().then(end, end);
         this.#running.add(task);
         return task;
       },

@@ -23,8 +23,12 @@ export class Claims {
     readonly ttlMs: number,
   ) {}
 
-  /** Claims `key`; rejects with a retryable GatewayError when the store fails or hangs. */
-  claim(key: string): Promise<ClaimResult> {
+  /**
+   * Claims `key`: at once when the store answers at once (a store in memory), so the delivery
+   * goes on in the same turn. Throws, or rejects, with a retryable GatewayError when the store
+   * fails or hangs.
+   */
+  claim(key: string): ClaimResult | Promise<ClaimResult> {
     return bounded(() => this.store.claim(key, this.leaseMs), 'claim');
   }
 
@@ -32,22 +36,28 @@ export class Claims {
    * Keeps a CRM reply with the key before anything else runs, so every later attempt of the
    * delivery is answered with it and the responder never runs twice for one key.
    */
-  keepReply(claim: Claim, reply: unknown): Promise<void> {
+  keepReply(claim: Claim, reply: unknown): void | Promise<void> {
     return bounded(() => this.store.keepReply(claim.key, reply, this.ttlMs, claim.token), 'keepReply');
   }
 
-  /** Applies an outcome's key action: `done` completes (with the reply), `released` releases. */
-  async apply(claim: Claim, action: KeyAction, reply?: unknown): Promise<void> {
+  /**
+   * Applies an outcome's key action: `done` completes (with the reply), `released` releases. At
+   * once when the store answers at once; throws, or rejects, as {@link Claims.claim} does.
+   */
+  apply(claim: Claim, action: KeyAction, reply?: unknown): void | Promise<void> {
     if (action === 'done') {
-      await bounded(() => this.store.complete(claim.key, this.ttlMs, reply, claim.token), 'complete');
-    } else if (action === 'released') {
-      await bounded(() => this.store.release(claim.key, claim.token), 'release');
+      return bounded(() => this.store.complete(claim.key, this.ttlMs, reply, claim.token), 'complete');
     }
+    if (action === 'released') return bounded(() => this.store.release(claim.key, claim.token), 'release');
   }
 }
 
-/** Runs one store call, rejecting past STORE_TIMEOUT_MS (the call itself may still finish). */
-function bounded<T>(call: () => T | Promise<T>, what: string): Promise<T> {
+/**
+ * Runs one store call: its answer as it comes when the store answers at once, or a promise that
+ * rejects past STORE_TIMEOUT_MS (the call itself may still finish). A failure is a retryable
+ * GatewayError either way.
+ */
+function bounded<T>(call: () => T | PromiseLike<T>, what: string): T | Promise<T> {
   const failed = (error: unknown) =>
     error instanceof GatewayError
       ? error
@@ -55,14 +65,14 @@ function bounded<T>(call: () => T | Promise<T>, what: string): Promise<T> {
           cause: error,
           retryable: true,
         });
-  let result: T | Promise<T>;
+  let result: T | PromiseLike<T>;
   try {
     result = call();
   } catch (error) {
-    return Promise.reject(failed(error));
+    throw failed(error);
   }
-  if (!(result instanceof Promise)) return Promise.resolve(result); // a store in memory: no timer
-  return within(result, STORE_TIMEOUT_MS).then(
+  if (typeof (result as PromiseLike<T> | null)?.then !== 'function') return result as T; // a store in memory: no timer
+  return within(Promise.resolve(result), STORE_TIMEOUT_MS).then(
     (settled) => {
       if (settled === LATE) {
         throw new GatewayError(`The dedupe store did not answer ${what} within ${STORE_TIMEOUT_MS} ms`, {

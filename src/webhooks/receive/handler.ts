@@ -12,6 +12,7 @@ import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.j
 import { BackgroundTasks, type Slot } from './background-tasks.js';
 import { type Claim, Claims } from './claims.js';
 import { ConsoleReporter } from './console-reporter.js';
+import type { ClaimResult } from './dedupe-store.js';
 import { describeWebhook, type WebhookTrace } from './diagnostics.js';
 import {
   type ErrorContext,
@@ -166,11 +167,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     return traced(
       channels.webhook,
       () => ({}),
-      async (trace: WebhookTrace | undefined) => {
-        const answer = await this.#handle(request, options, trace);
-        if (trace) trace.status = answer.status;
-        return answer;
-      },
+      (trace: WebhookTrace | undefined) => this.#handle(request, options, trace),
     );
   }
 
@@ -187,35 +184,43 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       this.#report(asGatewayError(error), delivery, delivery.stage);
       ending = { outcome: 'unexpected' };
     }
-    await this.#settle(ending, delivery);
+    const settled = this.#settle(ending, delivery);
+    if (settled) await settled;
+    const answer = answerOf(ending.outcome, ending.reply);
     if (trace) {
       if (delivery.context.webhook) describeWebhook(trace, delivery.context.webhook);
       trace.outcome = ending.outcome;
+      trace.status = answer.status;
     }
-    return answerOf(ending.outcome, ending.reply);
+    return answer;
   }
 
   /**
    * Applies the outcome's rule to the claimed key. A store that fails here changes no answer:
    * the work is done (or failed) already, and a claim not released ends with its lease.
    */
-  async #settle(ending: Ending, delivery: Delivery): Promise<void> {
+  #settle(ending: Ending, delivery: Delivery): void | Promise<void> {
     const { claim, lateWork } = delivery;
-    if (!claim || !this.#claims) return;
-    const claims = this.#claims;
-    const apply = (action: 'done' | 'released' | 'none' | 'kept', reply?: unknown) =>
-      claims.apply(claim, action, reply).catch((error: unknown) => {
-        this.#report(asGatewayError(error), delivery, 'dedupe');
-      });
+    if (!claim) return;
     if (lateWork) {
       // Answered already; the key waits for the work: done if it succeeds, released if not.
       void lateWork.then(
-        (action) => apply(action, ending.reply),
+        (action) => this.#applyKey(claim, action, ending.reply, delivery),
         (error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe'),
       );
       return;
     }
-    await apply(OUTCOMES[ending.outcome].key, ending.reply);
+    return this.#applyKey(claim, OUTCOMES[ending.outcome].key, ending.reply, delivery);
+  }
+
+  /** Applies a key action; a store failure is reported, never thrown. At once for a store in memory. */
+  #applyKey(claim: Claim, action: KeyAction, reply: unknown, delivery: Delivery): void | Promise<void> {
+    const failed = (error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe');
+    try {
+      return (this.#claims as Claims).apply(claim, action, reply)?.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   /** verify → read → decode, then process. */
@@ -263,7 +268,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     );
   }
 
-  async #decode(body: unknown, auth: Authentication, delivery: Delivery): Promise<Ending> {
+  #decode(body: unknown, auth: Authentication, delivery: Delivery): Ending | Promise<Ending> {
     const parsed = readJsonBody(body);
     if (!parsed.ok) return this.#invalid(parsed.error, delivery);
     const surface = surfaceOf(parsed.value);
@@ -303,35 +308,58 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 
   /**
    * claim → answer → dispatch, all within one deadline (`replyTimeoutMs`): the responder and,
-   * under 'await' or a queue function, the dispatch after it share it.
+   * under 'await' or a queue function, the dispatch after it share it. Each step goes on in the
+   * same turn when the one before it finished at once (a store in memory, a background
+   * dispatch): a promise is made only where something is awaited.
    */
-  async #process(webhook: Webhook, delivery: Delivery): Promise<Ending> {
+  #process(webhook: Webhook, delivery: Delivery): Ending | Promise<Ending> {
     const deadline = Date.now() + this.#options.replyTimeoutMs;
     const key = this.#keyOf(webhook, delivery);
-    let kept: { reply: unknown } | undefined;
-    if (key !== undefined && this.#claims) {
-      delivery.stage = 'dedupe';
-      const claim = await this.#claims.claim(key);
-      if (claim.state === 'done') return { outcome: 'duplicate', reply: claim.reply };
-      if (claim.state === 'processing') return { outcome: 'processing' };
-      delivery.claim = { key, token: claim.token };
-      if (claim.reply !== undefined) kept = { reply: claim.reply }; // the responder ran already
-    }
-    const mode = this.#options.dispatch;
-    const slot = mode === 'background' ? this.#background.reserve() : undefined;
-    if (mode === 'background' && !slot) return { outcome: 'busy' };
-    try {
-      const kind = responderKind(webhook);
-      const answered = kind && !kept ? await this.#answer(kind, webhook, delivery, deadline) : kept;
-      if (kind && !answered) return { outcome: 'replyFailed' };
-      delivery.stage = 'dispatch';
-      const outcome = slot
-        ? this.#startBackground(webhook, delivery, slot)
-        : await this.#dispatchNow(webhook, delivery, deadline);
-      return { outcome, reply: answered?.reply };
-    } finally {
-      slot?.cancel(); // a no-op once the dispatch started in it
-    }
+    if (key === undefined || !this.#claims) return this.#proceed(webhook, delivery, deadline, undefined);
+    delivery.stage = 'dedupe';
+    const claim = this.#claims.claim(key);
+    const claimed = (result: ClaimResult): Ending | Promise<Ending> => {
+      if (result.state === 'done') return { outcome: 'duplicate', reply: result.reply };
+      if (result.state === 'processing') return { outcome: 'processing' };
+      delivery.claim = { key, token: result.token };
+      // A reply kept by an earlier attempt: the responder ran already.
+      const kept = result.reply !== undefined ? { reply: result.reply } : undefined;
+      return this.#proceed(webhook, delivery, deadline, kept);
+    };
+    return claim instanceof Promise ? claim.then(claimed) : claimed(claim);
+  }
+
+  /** answer (unless a reply was kept) → dispatch, in a background place reserved first. */
+  #proceed(
+    webhook: Webhook,
+    delivery: Delivery,
+    deadline: number,
+    kept: { reply: unknown } | undefined,
+  ): Ending | Promise<Ending> {
+    const background = this.#options.dispatch === 'background';
+    const slot = background ? this.#background.reserve() : undefined;
+    if (background && !slot) return { outcome: 'busy' };
+    const kind = responderKind(webhook);
+    if (!kind || kept) return this.#dispatchWith(webhook, delivery, deadline, slot, kept?.reply);
+    return this.#answer(kind, webhook, delivery, deadline)
+      .then((answered): Ending | Promise<Ending> => {
+        if (!answered) return { outcome: 'replyFailed' };
+        return this.#dispatchWith(webhook, delivery, deadline, slot, answered.reply);
+      })
+      .finally(() => slot?.cancel()); // a no-op once the dispatch started in it
+  }
+
+  /** Dispatches the delivery (in its background place, or now) and ends with the CRM reply, if any. */
+  #dispatchWith(
+    webhook: Webhook,
+    delivery: Delivery,
+    deadline: number,
+    slot: Slot | undefined,
+    reply: unknown,
+  ): Ending | Promise<Ending> {
+    delivery.stage = 'dispatch';
+    if (slot) return { outcome: this.#startBackground(webhook, delivery, slot), reply };
+    return this.#dispatchNow(webhook, delivery, deadline).then((outcome) => ({ outcome, reply }));
   }
 
   /**
@@ -378,9 +406,11 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     if (delivery.claim && this.#claims) {
       delivery.stage = 'dedupe';
       // A store that fails here changes no answer: the reply still reaches the service.
-      await this.#claims.keepReply(delivery.claim, run.reply).catch((error: unknown) => {
+      try {
+        await this.#claims.keepReply(delivery.claim, run.reply);
+      } catch (error) {
         this.#report(asGatewayError(error), delivery, 'dedupe');
-      });
+      }
     }
     return { reply: run.reply };
   }
@@ -403,7 +433,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 
   /** 'background': listeners run after the answer, handed to `waitUntil` when there is one. */
   #startBackground(webhook: Webhook, delivery: Delivery, slot: Slot): Outcome {
-    const task = slot.start(() => this.#dispatch(webhook, delivery.context).then(() => {}));
+    const task = slot.start(() => this.#dispatch(webhook, delivery.context));
     try {
       delivery.waitUntil?.(task);
     } catch (error) {
