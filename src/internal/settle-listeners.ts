@@ -32,16 +32,17 @@ function recordsOf(emitter: EventEmitter, event: string): readonly ListenerRecor
 /**
  * Emits `event` on an eventemitter3 emitter and settles its listeners: every listener runs, in
  * order, with its context, `once` listeners removed (as `emit` does), and what each returns is
- * awaited. Resolves, never rejects, with the error of each listener that threw or rejected (empty
- * when all succeeded), so one failing listener never stops the others and no rejection is left
- * unhandled. A plain function, as octokit's `receive` settles its handlers: the handler and the
- * tracker stay plain emitters.
+ * awaited. Gives the error of each listener that threw or rejected (empty when all succeeded),
+ * never throws or rejects, so one failing listener never stops the others and no rejection is
+ * left unhandled. When no listener returned a promise (the common, synchronous case) the
+ * failures come at once, with no promise made; otherwise a promise of them. A plain function, as
+ * octokit's `receive` settles its handlers: the handler and the tracker stay plain emitters.
  */
-export async function settleListeners(
+export function settleListeners(
   emitter: EventEmitter,
   event: string,
   ...args: unknown[]
-): Promise<readonly unknown[]> {
+): readonly unknown[] | Promise<readonly unknown[]> {
   const records = recordsOf(emitter, event);
   if (records.length === 0) return NONE;
   const pending: PromiseLike<unknown>[] = [];
@@ -50,16 +51,14 @@ export async function settleListeners(
     if (once) emitter.removeListener(event, fn, undefined, true);
     try {
       const outcome = fn.apply(context, args);
-      // Listeners that return no promise (the common, synchronous case) need no waiting.
       if (isThenable(outcome)) pending.push(outcome);
     } catch (error) {
       failures.push(error);
     }
   }
-  if (pending.length > 0) {
-    for (const settled of await Promise.allSettled(pending)) {
-      if (settled.status === 'rejected') failures.push(settled.reason);
-    }
-  }
-  return failures.length > 0 ? failures : NONE;
+  if (pending.length === 0) return failures.length > 0 ? failures : NONE;
+  return Promise.allSettled(pending).then((settled) => {
+    for (const result of settled) if (result.status === 'rejected') failures.push(result.reason);
+    return failures.length > 0 ? failures : NONE;
+  });
 }

@@ -128,7 +128,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
   #emitStatus(update: MessageStatusUpdate & { request_id: string }): void {
     // Every listener runs (`once` honoured); a throw or rejection is logged, never thrown into the
     // delivery that carried the status.
-    void settleListeners(this, 'status', update).then((failures) => {
+    void Promise.resolve(settleListeners(this, 'status', update)).then((failures) => {
       for (const error of failures) {
         console.error(
           `[messaging-gateway-sdk] a DeliveryTracker 'status' listener failed: ${(error as Error)?.message ?? String(error)}`,

@@ -462,7 +462,7 @@ describe('Nothing can hang a delivery or run its work twice', () => {
   it('a waitUntil that throws: still 200, the listeners run once, the failure reported', async () => {
     const { hooks, errors } = collecting();
     const runs = vi.fn();
-    hooks.on('message.add', runs);
+    hooks.on('message.add', async () => runs()); // work that runs on after the answer
     const answer = await hooks.handle(to(messageAdd()), {
       waitUntil: () => {
         throw new Error('no context');
@@ -472,6 +472,35 @@ describe('Nothing can hang a delivery or run its work twice', () => {
     expect(answer.status).toBe(200);
     expect(runs).toHaveBeenCalledTimes(1);
     expect(errors[0]?.[0].message).toMatch(/waitUntil failed: no context/);
+  });
+});
+
+describe('waitUntil gets the work that runs on after the answer, and only that', () => {
+  it('an async listener: waitUntil gets a promise that settles when it has finished', async () => {
+    const { hooks } = collecting();
+    let finished = false;
+    hooks.on('message.add', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      finished = true;
+    });
+    const kept: Promise<unknown>[] = [];
+    const answer = await hooks.handle(to(messageAdd()), { waitUntil: (p) => kept.push(p) });
+    expect(answer.status).toBe(200);
+    expect(kept).toHaveLength(1);
+    expect(finished).toBe(false);
+    await kept[0];
+    expect(finished).toBe(true);
+  });
+
+  it('synchronous listeners have finished by the answer: nothing is handed to waitUntil', async () => {
+    const { hooks } = collecting();
+    const runs = vi.fn();
+    hooks.on('message.add', runs);
+    const waitUntil = vi.fn();
+    const answer = await hooks.handle(to(messageAdd()), { waitUntil });
+    expect(answer.status).toBe(200);
+    expect(runs).toHaveBeenCalledTimes(1);
+    expect(waitUntil).not.toHaveBeenCalled();
   });
 });
 

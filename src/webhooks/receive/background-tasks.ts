@@ -1,7 +1,11 @@
 /** A place among the background dispatches, taken before a delivery's responder runs. */
 export interface Slot {
-  /** Starts the dispatch in this place; `work` must not reject (failures are reported inside). */
-  start(work: () => Promise<unknown>): Promise<void>;
+  /**
+   * Runs the dispatch in this place; `work` must not throw or reject (failures are reported
+   * inside). Work that returns a promise runs on after the answer: it is tracked until it settles,
+   * and the promise returned (for `waitUntil`). Work that finished at once returns nothing.
+   */
+  start(work: () => unknown): Promise<void> | undefined;
   /** Gives the place back unused. */
   cancel(): void;
 }
@@ -34,10 +38,12 @@ export class BackgroundTasks {
     return {
       start: (work) => {
         close();
+        const running = work();
+        if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
         const end = () => {
           this.#running.delete(task);
         };
-        const task: Promise<void> = work().then(end, end);
+        const task: Promise<void> = running.then(end, end);
         this.#running.add(task);
         return task;
       },

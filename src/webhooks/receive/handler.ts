@@ -32,7 +32,9 @@ import { type Authentication, Verifier } from './verify.js';
 export interface HandleOptions {
   /**
    * Keeps the runtime alive for work after the answer (background listeners): Cloudflare Workers'
-   * `ctx.waitUntil`, Vercel's `waitUntil`. Without it such a runtime may stop them mid-way.
+   * `ctx.waitUntil`, Vercel's `waitUntil`. Without it such a runtime may stop them mid-way. It is
+   * called only when a listener returned a promise: synchronous listeners have finished by the
+   * answer.
    */
   waitUntil?: (promise: Promise<unknown>) => void;
 }
@@ -151,7 +153,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     const failures = await traced(
       channels.webhook,
       () => describeWebhook({}, webhook),
-      () => this.#dispatch(webhook, context),
+      async () => this.#dispatch(webhook, context),
     );
     if (failures.length > 0) {
       const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;
@@ -434,6 +436,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   /** 'background': listeners run after the answer, handed to `waitUntil` when there is one. */
   #startBackground(webhook: Webhook, delivery: Delivery, slot: Slot): Outcome {
     const task = slot.start(() => this.#dispatch(webhook, delivery.context));
+    if (!task) return 'accepted'; // every listener returned at once: nothing runs on
     try {
       delivery.waitUntil?.(task);
     } catch (error) {
@@ -461,7 +464,9 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
                 return false;
               },
             )
-        : this.#dispatch(webhook, delivery.context).then((failures) => failures.length === 0);
+        : Promise.resolve(this.#dispatch(webhook, delivery.context)).then(
+            (failures) => failures.length === 0,
+          );
     const done = await within(work, Math.max(0, deadline - Date.now()));
     if (done === LATE) {
       const what = mode === 'await' ? 'The listeners' : 'The dispatch function';
@@ -475,24 +480,30 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 
   /**
    * Runs the listeners of the delivery's kind (of each kind, for a v3 body of several) and of
-   * 'webhook' (once, with the whole delivery); reports each failure.
+   * 'webhook' (once, with the whole delivery); reports each failure. The failures come at once
+   * when every listener returned at once, otherwise as a promise.
    */
-  async #dispatch(webhook: Webhook, context: Delivery['context']): Promise<readonly unknown[]> {
-    const runs: Promise<readonly unknown[]>[] = [settleListeners(this, eventName(webhook), webhook)];
+  #dispatch(
+    webhook: Webhook,
+    context: Delivery['context'],
+  ): readonly unknown[] | Promise<readonly unknown[]> {
+    const runs = [settleListeners(this, eventName(webhook), webhook)];
     if (webhook.api === 'v3' && webhook.also) {
       for (const part of webhook.also) runs.push(settleListeners(this, eventName(part), part));
     }
     if (this.listenerCount('webhook')) runs.push(settleListeners(this, 'webhook', webhook));
-    const failures =
-      runs.length === 1 ? await (runs[0] as Promise<readonly unknown[]>) : (await Promise.all(runs)).flat();
-    for (const failure of failures) {
-      const what = webhook.api === 'v3' && webhook.also ? 'a v3 delivery' : String(eventName(webhook));
-      const error = new GatewayError(`A listener of ${what} failed: ${messageOf(failure)}`, {
-        cause: failure,
-      });
-      this.#report(error, { context }, 'listener');
-    }
-    return failures;
+    const report = (failures: readonly unknown[]) => {
+      for (const failure of failures) {
+        const what = webhook.api === 'v3' && webhook.also ? 'a v3 delivery' : String(eventName(webhook));
+        const error = new GatewayError(`A listener of ${what} failed: ${messageOf(failure)}`, {
+          cause: failure,
+        });
+        this.#report(error, { context }, 'listener');
+      }
+      return failures;
+    };
+    if (runs.length === 1 && !(runs[0] instanceof Promise)) return report(runs[0] as readonly unknown[]);
+    return Promise.all(runs).then((all) => report(all.flat()));
   }
 
   #unauthorized(why: string, delivery: Delivery): Ending {
