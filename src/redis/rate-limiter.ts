@@ -25,6 +25,13 @@ export interface RedisRateLimiterOptions extends RedisCallOptions {
   prefix?: string;
 }
 
+/**
+ * The share of the limit one ask may take. Measured with 3 processes × 500 calls at 500 per 5 s:
+ * the first asker took the whole first window and sent its 499 requests alone (answered 0.23–0.64
+ * s after the start); every later window inherits that spread, one interval on.
+ */
+const ASK_SHARE = 0.1;
+
 interface Waiter {
   resolve: (release: Release) => void;
   reject: (reason: unknown) => void;
@@ -35,7 +42,10 @@ interface Waiter {
 /**
  * A rate limit shared by every process that uses the same Redis and `key`; see
  * {@link redisRateLimiter}. Within a process, requests start first in, first out, and only the
- * head of the queue asks Redis (for as many slots as are waiting, in one script call).
+ * head of the queue asks Redis, for as many slots as are waiting in one script call, but at most
+ * a tenth of the limit at a time ({@link ASK_SHARE}): processes that wait together share a window
+ * instead of the first asker taking all of it, so their requests go out from every process at
+ * once (in parallel, on connections each already has open).
  */
 export class RedisRateLimiter implements RateLimiterLike {
   readonly requests: number;
@@ -124,7 +134,7 @@ export class RedisRateLimiter implements RateLimiterLike {
   }
 
   async #ask(): Promise<void> {
-    const wanted = Math.min(this.#waiting.size, this.requests);
+    const wanted = Math.min(this.#waiting.size, Math.ceil(this.requests * ASK_SHARE));
     const member = `${this.#id}:${++this.#batch}`;
     let granted: number;
     let waitMs: number;

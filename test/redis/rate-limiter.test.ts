@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { type RedisClientLike, redisRateLimiter } from '../../src/redis.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
@@ -79,6 +79,31 @@ describe.skipIf(skipRedis).each(TARGETS)('redisRateLimiter on a real Redis (%s)'
       expect(busiestWindow(starts, 300)).toBeLessThanOrEqual(10);
       // and it is not needlessly slow: 36 starts need three more windows after the first
       expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(3 * 300 + 600);
+    });
+
+    it('processes waiting together share the first window: no one asker takes all of it', async () => {
+      const shared = limiters({ requests: 30, intervalMs: 60_000 });
+      const granted = [0, 0, 0];
+      const stop = new AbortController(); // the 60 left waiting for the next window leave at the end
+      // Each of the three has 30 waiting, all at once: one window's worth each.
+      for (const [i, limiter] of shared.entries()) {
+        for (let n = 0; n < 30; n++) {
+          limiter.acquire(stop.signal).then(
+            () => granted[i]!++,
+            () => {},
+          );
+        }
+      }
+      try {
+        await vi.waitFor(() => expect(granted.reduce((a, b) => a + b)).toBe(30));
+        await sleep(50); // no more than the window comes later
+        // One ask may take a tenth of the limit, so the three asks interleave at Redis.
+        expect(granted.reduce((a, b) => a + b)).toBe(30);
+        expect(Math.min(...granted)).toBeGreaterThan(0);
+        expect(Math.max(...granted)).toBeLessThan(30);
+      } finally {
+        stop.abort();
+      }
     });
 
     it('starts the requests of one process first in, first out', async () => {
