@@ -82,10 +82,12 @@ describe.skipIf(skipRedis).each(TARGETS)('redisRateLimiter on a real Redis (%s)'
     });
 
     it('processes waiting together share the first window: no one asker takes all of it', async () => {
-      const shared = limiters({ requests: 30, intervalMs: 60_000 });
+      const shared = limiters({ requests: 30, intervalMs: 400 });
+      // The window is full and frees at once in 400 ms, when all three have 30 waiting each.
+      const full = await Promise.all(Array.from({ length: 30 }, () => shared[0]!.acquire()));
+      for (const release of full) release();
       const granted = [0, 0, 0];
       const stop = new AbortController(); // the 60 left waiting for the next window leave at the end
-      // Each of the three has 30 waiting, all at once: one window's worth each.
       for (const [i, limiter] of shared.entries()) {
         for (let n = 0; n < 30; n++) {
           limiter.acquire(stop.signal).then(
@@ -95,8 +97,8 @@ describe.skipIf(skipRedis).each(TARGETS)('redisRateLimiter on a real Redis (%s)'
         }
       }
       try {
-        await vi.waitFor(() => expect(granted.reduce((a, b) => a + b)).toBe(30));
-        await sleep(50); // no more than the window comes later
+        await vi.waitFor(() => expect(granted.reduce((a, b) => a + b)).toBe(30), { timeout: 2000 });
+        await sleep(50); // granted slots are never released here: no more come later
         // One ask may take a tenth of the limit, so the three asks interleave at Redis.
         expect(granted.reduce((a, b) => a + b)).toBe(30);
         expect(Math.min(...granted)).toBeGreaterThan(0);
