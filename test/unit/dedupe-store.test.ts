@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { BoundedMap } from '../../src/internal/bounded-map.js';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 
 function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {}) {
@@ -114,6 +115,25 @@ describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotte
     s.claim('a', 1000); // a second slot for a; the first is stale
     s.claim('b', 1000); // evicts the stale slot, not the live claim
     expect(s.claim('a', 1000).state).toBe('processing');
+  });
+
+  it('when full of live claims (a CRM outage: responders hang), a new key costs a few map operations, not a walk past every claim', () => {
+    const { store: s } = store({ maxKeys: 1000 });
+    for (let i = 0; i < 999; i++) s.claim(`held${i}`, 60_000);
+    const set = vi.spyOn(BoundedMap.prototype, 'set');
+    try {
+      for (let i = 0; i < 100; i++) {
+        s.claim(`k${i}`, 60_000);
+        s.complete(`k${i}`, 60_000);
+      }
+      expect(set.mock.calls.length).toBeLessThan(100 * 4);
+    } finally {
+      set.mockRestore();
+    }
+    expect(s.size).toBe(1000);
+    for (let i = 0; i < 999; i++) expect(s.claim(`held${i}`, 60_000).state).toBe('processing');
+    expect(s.claim('k99', 60_000).state).toBe('done'); // the newest done key stays
+    expect(s.claim('k0', 60_000).state).toBe('claimed'); // older done keys went first
   });
 
   it('stays bounded under a million keys', () => {
