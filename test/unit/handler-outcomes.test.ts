@@ -539,3 +539,20 @@ describe('Listeners as an EventEmitter has them', () => {
     expect(hooks.listeners('message.add')).toEqual([]);
   });
 });
+
+describe('review-c: a delivery that goes on in the same turn keeps the answers of the async pipeline', () => {
+  it("'background', a synchronous listener that throws a value with no string form: still 200, run once, reported once, the key done", async () => {
+    const { hooks, errors } = collecting();
+    const runs = vi.fn(() => {
+      throw Object.create(null); // String() of it throws
+    });
+    hooks.on('message.add', runs);
+    const first = await hooks.handle(to(messageAdd('rc-null')));
+    expect(first.status).toBe(200);
+    expect(runs).toHaveBeenCalledTimes(1);
+    expect(errors.map(([, context]) => context.stage)).toEqual(['listener']);
+    const again = await hooks.handle(to(messageAdd('rc-null'))); // the service's retry: a duplicate
+    expect(again.status).toBe(200);
+    expect(runs).toHaveBeenCalledTimes(1);
+  });
+});

@@ -533,7 +533,13 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    // Object.create(null), or a toString that throws: reporting it must not throw in turn.
+    return Object.prototype.toString.call(error);
+  }
 }
 
 function asGatewayError(error: unknown, prefix?: string): GatewayError {
