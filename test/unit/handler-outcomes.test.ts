@@ -555,4 +555,31 @@ describe('review-c: a delivery that goes on in the same turn keeps the answers o
     expect(again.status).toBe(200);
     expect(runs).toHaveBeenCalledTimes(1);
   });
+
+  it('a store in memory whose complete and release give back a value (a Map, a count): no failure is reported', async () => {
+    const inner = new MemoryDedupeStore();
+    const store: DedupeStore = {
+      claim: (key, leaseMs) => inner.claim(key, leaseMs),
+      keepReply: (key, reply, ttlMs, token) => inner.keepReply(key, reply, ttlMs, token),
+      complete: ((key: string, ttlMs: number, reply?: unknown, token?: string) => {
+        inner.complete(key, ttlMs, reply, token);
+        return new Map(); // as `return map.set(...)` does
+      }) as DedupeStore['complete'],
+      release: ((key: string, token?: string) => {
+        inner.release(key, token);
+        return 1; // as a count of keys deleted
+      }) as DedupeStore['release'],
+    };
+    const { hooks, errors } = collecting({ dedupe: store, dispatch: 'await' });
+    hooks.on('message.add', () => {});
+    expect((await hooks.handle(to(messageAdd()))).status).toBe(200);
+    hooks.removeAllListeners('message.add');
+    hooks.on('message.add', () => {
+      throw new Error('CRM down');
+    });
+    expect((await hooks.handle(to(messageAdd()))).status).toBe(500); // listenerFailed: released
+    expect(errors.map(([error, context]) => `${context.stage}: ${error.message}`)).toEqual([
+      'listener: A listener of message.add failed: CRM down',
+    ]);
+  });
 });

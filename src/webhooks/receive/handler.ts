@@ -219,7 +219,9 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   #applyKey(claim: Claim, action: KeyAction, reply: unknown, delivery: Delivery): void | Promise<void> {
     const failed = (error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe');
     try {
-      return (this.#claims as Claims).apply(claim, action, reply)?.catch(failed);
+      // A store in memory may give back anything (`map.set` gives the map): only a promise is waited for.
+      const applied: unknown = (this.#claims as Claims).apply(claim, action, reply);
+      if (applied instanceof Promise) return applied.catch(failed);
     } catch (error) {
       failed(error);
     }
