@@ -502,6 +502,28 @@ describe('waitUntil gets the work that runs on after the answer, and only that',
     expect(runs).toHaveBeenCalledTimes(1);
     expect(waitUntil).not.toHaveBeenCalled();
   });
+
+  it("synchronous listeners of the kind and of 'webhook': nothing is handed to waitUntil, each failure reported once, in order", async () => {
+    const { hooks, errors } = collecting();
+    const calls: string[] = [];
+    hooks.on('message.add', () => {
+      calls.push('kind');
+      throw new Error('kind fails');
+    });
+    hooks.on('webhook', () => {
+      calls.push('webhook');
+      throw new Error('webhook fails');
+    });
+    const waitUntil = vi.fn();
+    const answer = await hooks.handle(to(messageAdd()), { waitUntil });
+    expect(answer.status).toBe(200);
+    expect(calls).toEqual(['kind', 'webhook']);
+    expect(waitUntil).not.toHaveBeenCalled();
+    expect(errors.map(([error]) => error.message)).toEqual([
+      'A listener of message.add failed: kind fails',
+      'A listener of message.add failed: webhook fails',
+    ]);
+  });
 });
 
 describe('Listeners as an EventEmitter has them', () => {

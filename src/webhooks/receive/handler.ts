@@ -505,6 +505,8 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       return failures;
     };
     if (runs.length === 1 && !(runs[0] instanceof Promise)) return report(runs[0] as readonly unknown[]);
+    // A 'webhook' listener, or the kinds of a v3 body: still at once when no listener made a promise.
+    if (!runs.some((run) => run instanceof Promise)) return report((runs as (readonly unknown[])[]).flat());
     return Promise.all(runs).then((all) => report(all.flat()));
   }
 
