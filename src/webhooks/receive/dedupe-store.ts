@@ -93,8 +93,9 @@ export class MemoryDedupeStore implements DedupeStore {
   readonly #replies: BoundedMap<string, Kept>;
   readonly #now: () => number;
   /**
-   * Done entries in the order they were completed (some no longer held), so that making room
-   * drops the oldest done key without walking past the live claims older than it.
+   * Entries done while some key was claimed, in the order they were done (some no longer held),
+   * so that making room drops the oldest done key without walking past the live claims older
+   * than it.
    */
   #doneOrder: (Entry | undefined)[] = [];
   #doneHead = 0;
@@ -162,7 +163,7 @@ export class MemoryDedupeStore implements DedupeStore {
       if (!entry.done) {
         this.#claimed--;
         entry.done = true;
-        this.#queueDone(entry);
+        if (this.#claimed > 0) this.#queueDone(entry);
       }
       return;
     }
@@ -170,7 +171,7 @@ export class MemoryDedupeStore implements DedupeStore {
     this.#makeRoom(now);
     const done: Entry = { key, done: true, held: true, token: '', expires, reply };
     this.#keys.set(key, done);
-    this.#queueDone(done);
+    if (this.#claimed > 0) this.#queueDone(done);
   }
 
   release(key: string, token?: string): void {
@@ -207,7 +208,12 @@ export class MemoryDedupeStore implements DedupeStore {
     }
   }
 
-  /** Puts a key just done last in the done order, compacting it (at most once per `maxKeys` keys done). */
+  /**
+   * Puts a key just done last in the done order, compacting it (at most once per `maxKeys` keys
+   * done). Called only while some key is claimed: a key done when none is comes before every
+   * claim in #keys, so it is gone before a live claim can be the oldest key, and the common case
+   * (a delivery done in the same turn as its claim) costs nothing here.
+   */
   #queueDone(entry: Entry): void {
     if (this.#doneOrder.length >= 2 * this.maxKeys) {
       // At most maxKeys entries are held: what is left is at most half.
