@@ -72,11 +72,6 @@ export class BoundedMap<K, V> {
     return this.#oldestNode()?.value;
   }
 
-  /** The key of the oldest entry held, if any. */
-  oldestKey(): K | undefined {
-    return this.#oldestNode()?.key;
-  }
-
   /** Drops the oldest entry held (telling `onDrop`). */
   dropOldest(): void {
     const node = this.#oldestNode();

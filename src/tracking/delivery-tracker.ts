@@ -131,7 +131,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     void Promise.resolve(settleListeners(this, 'status', update)).then((failures) => {
       for (const error of failures) {
         console.error(
-          `[messaging-gateway-sdk] a DeliveryTracker 'status' listener failed: ${(error as Error)?.message ?? String(error)}`,
+          `[messaging-gateway-sdk] a DeliveryTracker 'status' listener failed: ${messageOf(error)}`,
         );
       }
     });
@@ -235,5 +235,14 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     } else if (entry.best && rankOf(entry.best.status) >= waiter.until) {
       waiter.resolve(entry.best);
     }
+  }
+}
+
+/** What a listener threw, as text; never throws (a throw here would be an unhandled rejection). */
+function messageOf(error: unknown): string {
+  try {
+    return String((error as Error)?.message ?? error);
+  } catch {
+    return Object.prototype.toString.call(error); // Object.create(null), a toString that throws
   }
 }

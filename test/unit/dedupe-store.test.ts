@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { BoundedMap } from '../../src/internal/bounded-map.js';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 
 function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {}) {
@@ -114,6 +115,111 @@ describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotte
     s.claim('a', 1000); // a second slot for a; the first is stale
     s.claim('b', 1000); // evicts the stale slot, not the live claim
     expect(s.claim('a', 1000).state).toBe('processing');
+  });
+
+  it('when full of live claims (a CRM outage: responders hang), a new key costs a few map operations, not a walk past every claim', () => {
+    const { store: s } = store({ maxKeys: 1000 });
+    for (let i = 0; i < 999; i++) s.claim(`held${i}`, 60_000);
+    const set = vi.spyOn(BoundedMap.prototype, 'set');
+    try {
+      for (let i = 0; i < 100; i++) {
+        s.claim(`k${i}`, 60_000);
+        s.complete(`k${i}`, 60_000);
+      }
+      expect(set.mock.calls.length).toBeLessThan(100 * 4);
+    } finally {
+      set.mockRestore();
+    }
+    expect(s.size).toBe(1000);
+    for (let i = 0; i < 999; i++) expect(s.claim(`held${i}`, 60_000).state).toBe('processing');
+    expect(s.claim('k99', 60_000).state).toBe('done'); // the newest done key stays
+    expect(s.claim('k0', 60_000).state).toBe('claimed'); // older done keys went first
+  });
+
+  it('agrees with a model of its rules over random claims, completions and releases (sizes, answers, evictions)', () => {
+    // The model keeps every key in a plain list: the oldest key goes when it is done or expired or
+    // every key is a claim; otherwise the key completed first goes. Any drift of the store's count
+    // of claims shows here as another key evicted.
+    interface Modelled {
+      done: boolean;
+      expires: number;
+      token: string;
+      order: number;
+      doneAt: number;
+    }
+    let seed = 1;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let run = 0; run < 500; run++) {
+      const max = 1 + random(4);
+      const { clock, store: s } = store({ maxKeys: max });
+      const model = new Map<string, Modelled>();
+      const tokens: Record<string, string> = {};
+      let order = 0;
+      let issued = 0;
+      const makeRoom = () => {
+        while (model.size >= max) {
+          const held = [...model.entries()].sort(([, a], [, b]) => a.order - b.order);
+          const [oldestKey, oldest] = held[0] as [string, Modelled];
+          if (oldest.done || oldest.expires <= clock.now || held.every(([, m]) => !m.done)) {
+            model.delete(oldestKey);
+          } else {
+            const done = held.filter(([, m]) => m.done).sort(([, a], [, b]) => a.doneAt - b.doneAt);
+            model.delete((done[0] as [string, Modelled])[0]);
+          }
+        }
+      };
+      for (let op = 0; op < 60; op++) {
+        const key = `k${random(6)}`;
+        const what = random(10);
+        clock.now += random(3);
+        const token = random(2) === 0 ? (tokens[key] ?? 'other') : undefined;
+        const m = model.get(key);
+        if (what < 4) {
+          const lease = 1 + random(5);
+          const got = s.claim(key, lease).state;
+          let want: string = 'claimed';
+          if (m && m.expires > clock.now) want = m.done ? 'done' : 'processing';
+          else {
+            model.delete(key);
+            makeRoom();
+            tokens[key] = String(++issued);
+            model.set(key, {
+              done: false,
+              expires: clock.now + lease,
+              token: String(issued),
+              order: order++,
+              doneAt: 0,
+            });
+          }
+          expect(`${run}/${op} ${key} ${got}`).toBe(`${run}/${op} ${key} ${want}`);
+        } else if (what < 7) {
+          const ttl = 1 + random(8);
+          s.complete(key, ttl, op, token);
+          const live = m !== undefined && m.expires > clock.now;
+          if (token !== undefined && live && (m.done || m.token !== token)) continue;
+          if (m) {
+            m.expires = clock.now + ttl;
+            if (!m.done) Object.assign(m, { done: true, doneAt: order++ });
+          } else {
+            makeRoom();
+            model.set(key, {
+              done: true,
+              expires: clock.now + ttl,
+              token: '',
+              order: order++,
+              doneAt: order++,
+            });
+          }
+        } else {
+          s.release(key, token);
+          if (m && !m.done && (token === undefined || m.token === token)) model.delete(key);
+        }
+        expect(s.size).toBe(model.size);
+      }
+    }
   });
 
   it('stays bounded under a million keys', () => {

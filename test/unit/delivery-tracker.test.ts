@@ -173,3 +173,27 @@ describe('DeliveryTracker: listeners cannot starve waiters', () => {
     log.mockRestore();
   });
 });
+
+describe("DeliveryTracker: a 'status' listener's failure is logged, never a crash", () => {
+  it('a listener that throws a value with no string form: logged, no unhandled rejection', async () => {
+    const tracker = new DeliveryTracker();
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      tracker.on('status', () => {
+        throw Object.create(null); // String() of it throws
+      });
+      tracker.on('status', async () => {
+        throw Object.create(null);
+      });
+      tracker.observe(update('r1', 'delivered'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).not.toHaveBeenCalled();
+      expect(log).toHaveBeenCalledTimes(2);
+    } finally {
+      process.off('unhandledRejection', unhandled);
+      log.mockRestore();
+    }
+  });
+});

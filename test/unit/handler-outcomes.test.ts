@@ -502,6 +502,28 @@ describe('waitUntil gets the work that runs on after the answer, and only that',
     expect(runs).toHaveBeenCalledTimes(1);
     expect(waitUntil).not.toHaveBeenCalled();
   });
+
+  it("synchronous listeners of the kind and of 'webhook': nothing is handed to waitUntil, each failure reported once, in order", async () => {
+    const { hooks, errors } = collecting();
+    const calls: string[] = [];
+    hooks.on('message.add', () => {
+      calls.push('kind');
+      throw new Error('kind fails');
+    });
+    hooks.on('webhook', () => {
+      calls.push('webhook');
+      throw new Error('webhook fails');
+    });
+    const waitUntil = vi.fn();
+    const answer = await hooks.handle(to(messageAdd()), { waitUntil });
+    expect(answer.status).toBe(200);
+    expect(calls).toEqual(['kind', 'webhook']);
+    expect(waitUntil).not.toHaveBeenCalled();
+    expect(errors.map(([error]) => error.message)).toEqual([
+      'A listener of message.add failed: kind fails',
+      'A listener of message.add failed: webhook fails',
+    ]);
+  });
 });
 
 describe('Listeners as an EventEmitter has them', () => {
@@ -537,5 +559,50 @@ describe('Listeners as an EventEmitter has them', () => {
     await hooks.handle(to(messageAdd()));
     expect(seen).toEqual(['once', 'always:ctx', 'always:ctx']);
     expect(hooks.listeners('message.add')).toEqual([]);
+  });
+});
+
+describe('review-c: a delivery that goes on in the same turn keeps the answers of the async pipeline', () => {
+  it("'background', a synchronous listener that throws a value with no string form: still 200, run once, reported once, the key done", async () => {
+    const { hooks, errors } = collecting();
+    const runs = vi.fn(() => {
+      throw Object.create(null); // String() of it throws
+    });
+    hooks.on('message.add', runs);
+    const first = await hooks.handle(to(messageAdd('rc-null')));
+    expect(first.status).toBe(200);
+    expect(runs).toHaveBeenCalledTimes(1);
+    expect(errors.map(([, context]) => context.stage)).toEqual(['listener']);
+    const again = await hooks.handle(to(messageAdd('rc-null'))); // the service's retry: a duplicate
+    expect(again.status).toBe(200);
+    expect(runs).toHaveBeenCalledTimes(1);
+  });
+
+  it('a store in memory whose complete and release give back a value (a Map, a count): no failure is reported', async () => {
+    // A store written in JavaScript (or typed loosely) may return what its map gives back.
+    const inner = new MemoryDedupeStore();
+    const store: DedupeStore = {
+      claim: (key, leaseMs) => inner.claim(key, leaseMs),
+      keepReply: (key, reply, ttlMs) => inner.keepReply(key, reply, ttlMs),
+      complete: ((key: string, ttlMs: number, reply?: unknown, token?: string) => {
+        inner.complete(key, ttlMs, reply, token);
+        return new Map(); // as `return map.set(...)` does
+      }) as unknown as DedupeStore['complete'],
+      release: ((key: string, token?: string) => {
+        inner.release(key, token);
+        return 1; // as a count of keys deleted
+      }) as unknown as DedupeStore['release'],
+    };
+    const { hooks, errors } = collecting({ dedupe: store, dispatch: 'await' });
+    hooks.on('message.add', () => {});
+    expect((await hooks.handle(to(messageAdd()))).status).toBe(200);
+    hooks.removeAllListeners('message.add');
+    hooks.on('message.add', () => {
+      throw new Error('CRM down');
+    });
+    expect((await hooks.handle(to(messageAdd()))).status).toBe(500); // listenerFailed: released
+    expect(errors.map(([error, context]) => `${context.stage}: ${error.message}`)).toEqual([
+      'listener: A listener of message.add failed: CRM down',
+    ]);
   });
 });

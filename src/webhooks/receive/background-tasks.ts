@@ -38,7 +38,12 @@ export class BackgroundTasks {
     return {
       start: (work) => {
         close();
-        const running = work();
+        let running: unknown;
+        try {
+          running = work();
+        } catch {
+          return undefined; // the work ran (and ended) in this place: its answer stays
+        }
         if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
         const end = () => {
           this.#running.delete(task);

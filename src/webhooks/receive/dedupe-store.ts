@@ -61,8 +61,11 @@ export interface MemoryDedupeOptions {
 
 /** A claimed or done key. Its state changes in place: a key costs one map entry from claim to done. */
 interface Entry {
+  readonly key: string;
   /** False while claimed (for the lease), true once done (for the dedupe TTL). */
   done: boolean;
+  /** False once the entry left the store (released, claimed anew, evicted): its place in the done order is stale. */
+  held: boolean;
   /** The claim's token (kept after it is done; only a claimed key's is compared). */
   token: string;
   expires: number;
@@ -89,12 +92,20 @@ export class MemoryDedupeStore implements DedupeStore {
   readonly #keys: BoundedMap<string, Entry>;
   readonly #replies: BoundedMap<string, Kept>;
   readonly #now: () => number;
+  /**
+   * Entries done while some key was claimed, in the order they were done (some no longer held),
+   * so that making room drops the oldest done key without walking past the live claims older
+   * than it.
+   */
+  #doneOrder: (Entry | undefined)[] = [];
+  #doneHead = 0;
   /** Entries of #keys that are claims (expired ones included). */
   #claimed = 0;
   #tokens = 0;
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
     this.#keys = new BoundedMap(options.maxKeys ?? 10_000, (_, entry) => {
+      entry.held = false;
       if (!entry.done) this.#claimed--;
     });
     this.maxKeys = this.#keys.max;
@@ -115,7 +126,14 @@ export class MemoryDedupeStore implements DedupeStore {
       return entry.done ? { state: 'done', reply: entry.reply } : { state: 'processing' };
     }
     const token = String(++this.#tokens);
-    const claim: Entry = { done: false, token, expires: now + this.#cap(leaseMs), reply: undefined };
+    const claim: Entry = {
+      key,
+      done: false,
+      held: true,
+      token,
+      expires: now + this.#cap(leaseMs),
+      reply: undefined,
+    };
     if (entry) this.#forget(key, entry); // expired: forgotten, then claimed as new
     this.#makeRoom(now);
     this.#keys.set(key, claim);
@@ -140,15 +158,20 @@ export class MemoryDedupeStore implements DedupeStore {
     if (this.#replies.size > 0) this.#replies.delete(key);
     const expires = now + this.#cap(ttlMs);
     if (entry) {
-      if (!entry.done) this.#claimed--;
-      entry.done = true;
       entry.expires = expires;
       entry.reply = reply;
+      if (!entry.done) {
+        this.#claimed--;
+        entry.done = true;
+        if (this.#claimed > 0) this.#queueDone(entry);
+      }
       return;
     }
     // The claim was evicted meanwhile: the work was done all the same.
     this.#makeRoom(now);
-    this.#keys.set(key, { done: true, token: '', expires, reply });
+    const done: Entry = { key, done: true, held: true, token: '', expires, reply };
+    this.#keys.set(key, done);
+    if (this.#claimed > 0) this.#queueDone(done);
   }
 
   release(key: string, token?: string): void {
@@ -157,25 +180,62 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 
   #forget(key: string, entry: Entry): void {
+    entry.held = false;
     this.#keys.delete(key);
     if (!entry.done) this.#claimed--;
   }
 
   /**
-   * Frees a place when full: the oldest done (or expired) key goes first. A live claim met on
-   * the way moves to the newest place instead, unless every key is a claim: dropping it would let
-   * the service's retry run beside its holder.
+   * Frees a place when full: the oldest key when it is done or expired; when it is a live claim,
+   * the oldest done key instead (taken from the done order, not found by walking past the
+   * claims: a store full of live claims would make every new key cost a walk past all of them),
+   * unless every key is a claim: then the oldest claim goes. Dropping a live claim while a done
+   * key is held would let the service's retry run beside its holder.
    */
   #makeRoom(now: number): void {
     while (this.#keys.size >= this.maxKeys) {
-      const key = this.#keys.oldestKey() as string;
-      const entry = this.#keys.oldest() as Entry;
-      if (!entry.done && entry.expires > now && this.#claimed < this.#keys.size) {
-        this.#keys.set(key, entry); // moved to the newest place
+      const oldest = this.#keys.oldest() as Entry;
+      const done =
+        oldest.done || oldest.expires <= now || this.#claimed >= this.#keys.size
+          ? undefined
+          : this.#oldestDone();
+      if (done) {
+        done.held = false;
+        this.#keys.delete(done.key);
       } else {
         this.#keys.dropOldest();
       }
     }
+  }
+
+  /**
+   * Puts a key just done last in the done order, compacting it (at most once per `maxKeys` keys
+   * done). Called only while some key is claimed: a key done when none is comes before every
+   * claim in #keys, so it is gone before a live claim can be the oldest key, and the common case
+   * (a delivery done in the same turn as its claim) costs nothing here.
+   */
+  #queueDone(entry: Entry): void {
+    if (this.#doneOrder.length >= 2 * this.maxKeys) {
+      // At most maxKeys entries are held: what is left is at most half.
+      const held: Entry[] = [];
+      for (let i = this.#doneHead; i < this.#doneOrder.length; i++) {
+        const queued = this.#doneOrder[i];
+        if (queued?.held) held.push(queued);
+      }
+      this.#doneOrder = held;
+      this.#doneHead = 0;
+    }
+    this.#doneOrder.push(entry);
+  }
+
+  /** The done key completed first among those held (one is, when not every key is a claim). */
+  #oldestDone(): Entry | undefined {
+    while (this.#doneHead < this.#doneOrder.length) {
+      const entry = this.#doneOrder[this.#doneHead];
+      this.#doneOrder[this.#doneHead++] = undefined;
+      if (entry?.held) return entry;
+    }
+    return undefined;
   }
 
   #keptReply(key: string, now: number): Kept | undefined {

@@ -219,7 +219,9 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
   #applyKey(claim: Claim, action: KeyAction, reply: unknown, delivery: Delivery): void | Promise<void> {
     const failed = (error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe');
     try {
-      return (this.#claims as Claims).apply(claim, action, reply)?.catch(failed);
+      // A store in memory may give back anything (`map.set` gives the map): only a promise is waited for.
+      const applied: unknown = (this.#claims as Claims).apply(claim, action, reply);
+      if (applied instanceof Promise) return applied.catch(failed);
     } catch (error) {
       failed(error);
     }
@@ -503,6 +505,8 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       return failures;
     };
     if (runs.length === 1 && !(runs[0] instanceof Promise)) return report(runs[0] as readonly unknown[]);
+    // A 'webhook' listener, or the kinds of a v3 body: still at once when no listener made a promise.
+    if (!runs.some((run) => run instanceof Promise)) return report((runs as (readonly unknown[])[]).flat());
     return Promise.all(runs).then((all) => report(all.flat()));
   }
 
@@ -533,7 +537,13 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    // Object.create(null), or a toString that throws: reporting it must not throw in turn.
+    return Object.prototype.toString.call(error);
+  }
 }
 
 function asGatewayError(error: unknown, prefix?: string): GatewayError {
