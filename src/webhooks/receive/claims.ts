@@ -58,18 +58,11 @@ export class Claims {
  * GatewayError either way.
  */
 function bounded<T>(call: () => T | PromiseLike<T>, what: string): T | Promise<T> {
-  const failed = (error: unknown) =>
-    error instanceof GatewayError
-      ? error
-      : new GatewayError(`The dedupe store failed (${what}): ${(error as Error)?.message ?? String(error)}`, {
-          cause: error,
-          retryable: true,
-        });
   let result: T | PromiseLike<T>;
   try {
     result = call();
   } catch (error) {
-    throw failed(error);
+    throw storeFailed(error, what);
   }
   if (typeof (result as PromiseLike<T> | null)?.then !== 'function') return result as T; // a store in memory: no timer
   return within(Promise.resolve(result), STORE_TIMEOUT_MS).then(
@@ -82,7 +75,14 @@ function bounded<T>(call: () => T | PromiseLike<T>, what: string): T | Promise<T
       return settled;
     },
     (error: unknown) => {
-      throw failed(error);
+      throw storeFailed(error, what);
     },
   );
+}
+
+/** A store's failure as a retryable GatewayError naming the call (made only when one failed). */
+function storeFailed(error: unknown, what: string): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const message = (error as Error)?.message ?? String(error);
+  return new GatewayError(`The dedupe store failed (${what}): ${message}`, { cause: error, retryable: true });
 }

@@ -217,13 +217,14 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 
   /** Applies a key action; a store failure is reported, never thrown. At once for a store in memory. */
   #applyKey(claim: Claim, action: KeyAction, reply: unknown, delivery: Delivery): void | Promise<void> {
-    const failed = (error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe');
     try {
       // A store in memory may give back anything (`map.set` gives the map): only a promise is waited for.
       const applied: unknown = (this.#claims as Claims).apply(claim, action, reply);
-      if (applied instanceof Promise) return applied.catch(failed);
+      if (applied instanceof Promise) {
+        return applied.catch((error: unknown) => this.#report(asGatewayError(error), delivery, 'dedupe'));
+      }
     } catch (error) {
-      failed(error);
+      this.#report(asGatewayError(error), delivery, 'dedupe');
     }
   }
 
@@ -297,6 +298,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
    */
   #reportRejected(webhook: Webhook, delivery: Delivery): void {
     const { rejected } = webhook;
+    if (rejected.length === 0) return;
     for (const item of rejected.slice(0, MAX_REPORTED_ITEMS)) {
       const issues = item.issues.length
         ? item.issues
@@ -494,20 +496,31 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       for (const part of webhook.also) runs.push(settleListeners(this, eventName(part), part));
     }
     if (this.listenerCount('webhook')) runs.push(settleListeners(this, 'webhook', webhook));
-    const report = (failures: readonly unknown[]) => {
-      for (const failure of failures) {
-        const what = webhook.api === 'v3' && webhook.also ? 'a v3 delivery' : String(eventName(webhook));
-        const error = new GatewayError(`A listener of ${what} failed: ${messageOf(failure)}`, {
-          cause: failure,
-        });
-        this.#report(error, { context }, 'listener');
-      }
-      return failures;
-    };
-    if (runs.length === 1 && !(runs[0] instanceof Promise)) return report(runs[0] as readonly unknown[]);
+    const [first] = runs;
+    if (runs.length === 1 && !(first instanceof Promise)) {
+      return first?.length ? this.#reportListeners(first, webhook, context) : (first ?? []);
+    }
     // A 'webhook' listener, or the kinds of a v3 body: still at once when no listener made a promise.
-    if (!runs.some((run) => run instanceof Promise)) return report((runs as (readonly unknown[])[]).flat());
-    return Promise.all(runs).then((all) => report(all.flat()));
+    if (!runs.some((run) => run instanceof Promise)) {
+      return this.#reportListeners((runs as (readonly unknown[])[]).flat(), webhook, context);
+    }
+    return Promise.all(runs).then((all) => this.#reportListeners(all.flat(), webhook, context));
+  }
+
+  /** Reports each listener's failure; gives them back. */
+  #reportListeners(
+    failures: readonly unknown[],
+    webhook: Webhook,
+    context: Delivery['context'],
+  ): readonly unknown[] {
+    for (const failure of failures) {
+      const what = webhook.api === 'v3' && webhook.also ? 'a v3 delivery' : String(eventName(webhook));
+      const error = new GatewayError(`A listener of ${what} failed: ${messageOf(failure)}`, {
+        cause: failure,
+      });
+      this.#report(error, { context }, 'listener');
+    }
+    return failures;
   }
 
   #unauthorized(why: string, delivery: Delivery): Ending {
