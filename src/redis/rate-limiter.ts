@@ -43,7 +43,7 @@ interface Waiter {
  * A rate limit shared by every process that uses the same Redis and `key`; see
  * {@link redisRateLimiter}. Within a process, requests start first in, first out, and only the
  * head of the queue asks Redis, for as many slots as are waiting in one script call, but at most
- * a tenth of the limit at a time ({@link ASK_SHARE}): processes that wait together share a window
+ * a tenth of the limit at a time: processes that wait together share a window
  * instead of the first asker taking all of it, so their requests go out from every process at
  * once (in parallel, on connections each already has open).
  */
