@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
+import { messageOf } from '../internal/message-of.js';
 import { onAbort } from '../internal/on-abort.js';
 import { settleListeners } from '../internal/settle-listeners.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
@@ -235,14 +236,5 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
     } else if (entry.best && rankOf(entry.best.status) >= waiter.until) {
       waiter.resolve(entry.best);
     }
-  }
-}
-
-/** What a listener threw, as text; never throws (a throw here would be an unhandled rejection). */
-function messageOf(error: unknown): string {
-  try {
-    return String((error as Error)?.message ?? error);
-  } catch {
-    return Object.prototype.toString.call(error); // Object.create(null), a toString that throws
   }
 }

@@ -606,3 +606,21 @@ describe('review-c: a delivery that goes on in the same turn keeps the answers o
     ]);
   });
 });
+
+describe('A store failure with no string form is reported as the store failing', () => {
+  it('a claim that throws Object.create(null): 500, reported as "The dedupe store failed (claim)"', async () => {
+    const store = {
+      claim: () => {
+        throw Object.create(null);
+      },
+      complete() {},
+      release() {},
+      keepReply() {},
+    };
+    const { hooks, errors } = collecting({ dedupe: store });
+    const answer = await hooks.handle(to(messageAdd()));
+    expect(answer.status).toBe(OUTCOMES.unexpected.status);
+    expect(errors[0]?.[0].message).toBe('The dedupe store failed (claim): [object Object]');
+    expect(errors[0]?.[0].retryable).toBe(true);
+  });
+});

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
+import { messageOf } from '../../internal/message-of.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 import type { KeyAction } from './outcomes.js';
 
@@ -83,6 +84,8 @@ function bounded<T>(call: () => T | PromiseLike<T>, what: string): T | Promise<T
 /** A store's failure as a retryable GatewayError naming the call (made only when one failed). */
 function storeFailed(error: unknown, what: string): GatewayError {
   if (error instanceof GatewayError) return error;
-  const message = (error as Error)?.message ?? String(error);
-  return new GatewayError(`The dedupe store failed (${what}): ${message}`, { cause: error, retryable: true });
+  return new GatewayError(`The dedupe store failed (${what}): ${messageOf(error)}`, {
+    cause: error,
+    retryable: true,
+  });
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import { channels, traced } from '../../core/diagnostics.js';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
+import { messageOf } from '../../internal/message-of.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
 import { type ChannelCalls, ChannelConnection } from '../../resources/channel-connect/connection.js';
 import { CONNECT } from '../../resources/channel-connect/key.js';
@@ -546,16 +547,6 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
       return;
     }
     void settleListeners(this, 'error', error, { ...context, request, stage });
-  }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    // Object.create(null), or a toString that throws: reporting it must not throw in turn.
-    return Object.prototype.toString.call(error);
   }
 }
 

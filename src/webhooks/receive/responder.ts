@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import { GatewayError, GatewayValidationError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
+import { messageOf } from '../../internal/message-of.js';
 import { toIssues } from '../../schemas/issues.js';
 import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../../schemas/replies.js';
 import type { Webhook } from '../decode/parse.js';
@@ -76,7 +77,7 @@ function check(kind: ResponderKind, reply: unknown): unknown {
 
 function failure(kind: ResponderKind, error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  return new GatewayError(`The ${kind} responder failed: ${(error as Error)?.message ?? String(error)}`, {
+  return new GatewayError(`The ${kind} responder failed: ${messageOf(error)}`, {
     cause: error,
   });
 }
