@@ -64,8 +64,6 @@ interface Entry {
   readonly key: string;
   /** False while claimed (for the lease), true once done (for the dedupe TTL). */
   done: boolean;
-  /** False once the entry left the store (released, claimed anew, evicted): its place in the done order is stale. */
-  held: boolean;
   /** The claim's token (kept after it is done; only a claimed key's is compared). */
   token: string;
   expires: number;
@@ -105,7 +103,6 @@ export class MemoryDedupeStore implements DedupeStore {
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
     this.#keys = new BoundedMap(options.maxKeys ?? 10_000, (_, entry) => {
-      entry.held = false;
       if (!entry.done) this.#claimed--;
     });
     this.maxKeys = this.#keys.max;
@@ -129,7 +126,6 @@ export class MemoryDedupeStore implements DedupeStore {
     const claim: Entry = {
       key,
       done: false,
-      held: true,
       token,
       expires: now + this.#cap(leaseMs),
       reply: undefined,
@@ -169,7 +165,7 @@ export class MemoryDedupeStore implements DedupeStore {
     }
     // The claim was evicted meanwhile: the work was done all the same.
     this.#makeRoom(now);
-    const done: Entry = { key, done: true, held: true, token: '', expires, reply };
+    const done: Entry = { key, done: true, token: '', expires, reply };
     this.#keys.set(key, done);
     if (this.#claimed > 0) this.#queueDone(done);
   }
@@ -180,7 +176,6 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 
   #forget(key: string, entry: Entry): void {
-    entry.held = false;
     this.#keys.delete(key);
     if (!entry.done) this.#claimed--;
   }
@@ -200,7 +195,6 @@ export class MemoryDedupeStore implements DedupeStore {
           ? undefined
           : this.#oldestDone();
       if (done) {
-        done.held = false;
         this.#keys.delete(done.key);
       } else {
         this.#keys.dropOldest();
@@ -220,7 +214,7 @@ export class MemoryDedupeStore implements DedupeStore {
       const held: Entry[] = [];
       for (let i = this.#doneHead; i < this.#doneOrder.length; i++) {
         const queued = this.#doneOrder[i];
-        if (queued?.held) held.push(queued);
+        if (queued && this.#holds(queued)) held.push(queued);
       }
       this.#doneOrder = held;
       this.#doneHead = 0;
@@ -228,12 +222,17 @@ export class MemoryDedupeStore implements DedupeStore {
     this.#doneOrder.push(entry);
   }
 
+  /** Whether the store still holds this very entry (not released, claimed anew or evicted since). */
+  #holds(entry: Entry): boolean {
+    return this.#keys.get(entry.key) === entry;
+  }
+
   /** The done key completed first among those held (one is, when not every key is a claim). */
   #oldestDone(): Entry | undefined {
     while (this.#doneHead < this.#doneOrder.length) {
       const entry = this.#doneOrder[this.#doneHead];
       this.#doneOrder[this.#doneHead++] = undefined;
-      if (entry?.held) return entry;
+      if (entry && this.#holds(entry)) return entry;
     }
     return undefined;
   }
