@@ -3,13 +3,12 @@
 // Ideal: the first 500 at once, the next 500 at 5 s, the last 500 at 10 s.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { GatewayClient } from '../src/client.js';
-import { RateLimitError } from '../src/core/errors.js';
+import { GatewayClient, RateLimitError } from '../dist/index.js';
 import { verdict } from './stats.js';
 
 export async function limiterBench(): Promise<{ lines: string[]; ok: boolean }> {
-  const cli = new URL('../src/cli/main.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'fake-gateway', '--json', '--quiet'], {
+  const cli = new URL('../dist/cli.js', import.meta.url).pathname;
+  const child = spawn(process.execPath, [cli, 'fake-gateway', '--json', '--quiet'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

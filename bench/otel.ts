@@ -6,9 +6,9 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { GatewayClient } from '../src/client.js';
-import { instrument } from '../src/otel.js';
-import { WebhookHandler } from '../src/webhooks.js';
+import { GatewayClient } from '../dist/index.js';
+import { instrument } from '../dist/otel.js';
+import { WebhookHandler } from '../dist/webhooks.js';
 import { messageAdd } from '../test/support/deliveries.js';
 import { median, timeEach } from './stats.js';
 

@@ -5,7 +5,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import ky from 'ky';
-import { GatewayClient } from '../src/client.js';
+import { GatewayClient } from '../dist/index.js';
 import { median, timeEach, verdict } from './stats.js';
 
 export async function overheadBench(): Promise<{ lines: string[]; ok: boolean }> {

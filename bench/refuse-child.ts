@@ -1,6 +1,6 @@
 // Child of the refusal bench: builds the body of 1,000,000 bad items, then either JSON.parses it
 // (the baseline) or has a WebhookHandler answer it, and reports time and peak memory growth.
-import { WebhookHandler } from '../src/webhooks/receive/handler.js';
+import { WebhookHandler } from '../dist/webhooks.js';
 
 const body = `{"event":"message.add","data":[${Array(1_000_000).fill('{}').join(',')}],"meta":{"idempotency_key":"m","timestamp":1}}`;
 const baseRss = process.resourceUsage().maxRSS;
