@@ -188,9 +188,15 @@ describe('Decoding: bad input gives WebhookParseError and nothing else', () => {
   });
 
   it('reports an empty body and invalid UTF-8', () => {
-    expect(safeParseWebhook('')).toMatchObject({
+    for (const empty of ['', ' \r\n\t', '\ufeff', '\ufeff  ']) {
+      expect(safeParseWebhook(empty)).toMatchObject({
+        success: false,
+        error: { issues: [{ message: 'the body is empty' }], rawBody: empty },
+      });
+    }
+    expect(safeParseWebhook(' {"a" ')).toMatchObject({
       success: false,
-      error: { issues: [{ message: 'the body is empty' }] },
+      error: { issues: [{ message: expect.stringMatching(/^the body is not JSON/) }] },
     });
     const bytes = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]);
     expect(safeParseWebhook(bytes)).toMatchObject({ success: false, error: { rawBody: bytes } });

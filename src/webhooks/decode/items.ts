@@ -150,6 +150,8 @@ export function decodeItems<T>(
   const out = new Items<T>(list, items);
   const fast = decoder.fast;
   let zodOnly: Decoder | undefined; // made for the first item the fast decoder cannot decode
+  // Read once, and again only after zod has added issues: a flood of bad items asks it per item.
+  let full = budget.full;
   // A plain loop: no recursion and no spread, whatever the length of the list. The two cheap
   // outcomes (decoded, or surely bad once the issues are full) allocate nothing of their own.
   for (let index = 0; index < items.length; index++) {
@@ -157,12 +159,13 @@ export function decodeItems<T>(
     const decoded = fast ? fast(raw) : UNSURE;
     if (decoded !== NO && decoded !== UNSURE) {
       out.keep(index, decoded as T);
-    } else if (decoded === NO && budget.full) {
+    } else if (decoded === NO && full) {
       budget.omitted++;
       out.reject(index);
     } else {
       zodOnly ??= { schema: decoder.schema };
       const one = decodeOne<T>(zodOnly, raw, [list, index], budget);
+      full = budget.full;
       if (one.ok) out.keep(index, one.value);
       else {
         out.reject(index);
