@@ -1,21 +1,24 @@
-/** One held entry, in the map and in the ring; it goes stale when its key is deleted or set again. */
-interface Node<K, V> {
+/** What a {@link BoundedIndex} holds: an object that knows its key, marked by the index. */
+export interface Indexed<K> {
   readonly key: K;
-  value: V;
-  live: boolean;
+  /** Set by the index: true while it holds this entry, false once deleted, replaced or dropped. */
+  held: boolean;
 }
 
 /**
- * A Map bounded in count that forgets its oldest entries first: the one bounded map of the SDK
- * (dedupe keys, delivery statuses, held claims). Only held entries count: a deleted key frees its
- * place at once. Entries sit in insertion order in a ring twice the bound, so dropping the oldest is
- * O(1) (deleting from the front of a Map is not: V8 walks the deleted entries on every new
- * iteration); a stale entry is skipped when it comes up, with no lookup, and a ring full of them
- * is compacted, at most once per `max` insertions.
+ * The one bounded map of the SDK (dedupe keys, delivery statuses, held claims), on entries the
+ * caller makes: a Map bounded in count that forgets its oldest entries first. Only held entries
+ * count: a deleted key frees its place at once. Entries sit in insertion order in a ring twice the
+ * bound, so dropping the oldest is O(1) (deleting from the front of a Map is not: V8 walks the
+ * deleted entries on every new iteration); an entry no longer held is skipped when it comes up,
+ * with no lookup, and a ring full of them is compacted, at most once per `max` insertions.
+ *
+ * The entries are the caller's own objects, so a key costs one object: the dedupe store's entry
+ * is its own node here ({@link BoundedMap} wraps plain values in one).
  */
-export class BoundedMap<K, V> {
-  readonly #map = new Map<K, Node<K, V>>();
-  readonly #ring: (Node<K, V> | undefined)[];
+export class BoundedIndex<K, E extends Indexed<K>> {
+  readonly #map = new Map<K, E>();
+  readonly #ring: (E | undefined)[];
   #head = 0;
   #count = 0;
   /** Entries kept at most. */
@@ -23,11 +26,11 @@ export class BoundedMap<K, V> {
 
   /**
    * @param max - entries kept at most (at least 1)
-   * @param onDrop - told of each entry dropped to make room or by {@link BoundedMap.dropOldest}
+   * @param onDrop - told of each entry dropped to make room or by {@link BoundedIndex.dropOldest}
    */
   constructor(
     max: number,
-    readonly onDrop?: (key: K, value: V) => void,
+    readonly onDrop?: (entry: E) => void,
   ) {
     this.max = Math.max(1, Math.floor(max));
     this.#ring = new Array(this.max * 2);
@@ -38,9 +41,9 @@ export class BoundedMap<K, V> {
     return this.#map.size;
   }
 
-  /** The value of `key`, if held. */
-  get(key: K): V | undefined {
-    return this.#map.get(key)?.value;
+  /** The entry of `key`, if held. */
+  get(key: K): E | undefined {
+    return this.#map.get(key);
   }
 
   /** Whether `key` is held. */
@@ -48,49 +51,41 @@ export class BoundedMap<K, V> {
     return this.#map.has(key);
   }
 
-  /** Adds `key` as the newest entry (a held key is moved there), dropping the oldest when full. */
-  set(key: K, value: V): void {
-    const held = this.#map.get(key);
+  /** Holds `entry` as the newest (replacing the entry held under its key), dropping the oldest when full. */
+  add(entry: E): void {
+    const held = this.#map.get(entry.key);
     if (held)
-      held.live = false; // its place in the ring is stale from now on
+      held.held = false; // its place in the ring is stale from now on
     else if (this.#map.size >= this.max) this.dropOldest();
-    const node: Node<K, V> = { key, value, live: true };
-    this.#map.set(key, node);
-    this.#append(node);
+    entry.held = true;
+    this.#map.set(entry.key, entry);
+    if (this.#count === this.#ring.length) this.#compact();
+    this.#ring[(this.#head + this.#count) % this.#ring.length] = entry;
+    this.#count++;
   }
 
   /** Forgets `key`; its place is free at once. */
   delete(key: K): boolean {
-    const node = this.#map.get(key);
-    if (!node) return false;
-    node.live = false;
+    const entry = this.#map.get(key);
+    if (!entry) return false;
+    entry.held = false;
     return this.#map.delete(key);
   }
 
   /** The oldest entry held, if any. */
-  oldest(): V | undefined {
-    return this.#oldestNode()?.value;
+  oldest(): E | undefined {
+    while (this.#count > 0 && !this.#ring[this.#head]?.held) this.#shift();
+    return this.#count > 0 ? this.#ring[this.#head] : undefined;
   }
 
   /** Drops the oldest entry held (telling `onDrop`). */
   dropOldest(): void {
-    const node = this.#oldestNode();
-    if (!node) return;
-    node.live = false;
-    this.#map.delete(node.key);
+    const entry = this.oldest();
+    if (!entry) return;
+    entry.held = false;
+    this.#map.delete(entry.key);
     this.#shift();
-    this.onDrop?.(node.key, node.value);
-  }
-
-  #oldestNode(): Node<K, V> | undefined {
-    while (this.#count > 0 && !this.#ring[this.#head]?.live) this.#shift();
-    return this.#count > 0 ? this.#ring[this.#head] : undefined;
-  }
-
-  #append(node: Node<K, V>): void {
-    if (this.#count === this.#ring.length) this.#compact();
-    this.#ring[(this.#head + this.#count) % this.#ring.length] = node;
-    this.#count++;
+    this.onDrop?.(entry);
   }
 
   #shift(): void {
@@ -101,16 +96,74 @@ export class BoundedMap<K, V> {
 
   // The ring is full but at most `max` entries are held: move them to its front, in order.
   #compact(): void {
-    const live: Node<K, V>[] = [];
+    const held: E[] = [];
     for (let i = 0; i < this.#count; i++) {
-      const node = this.#ring[(this.#head + i) % this.#ring.length];
-      if (node?.live) live.push(node);
+      const entry = this.#ring[(this.#head + i) % this.#ring.length];
+      if (entry?.held) held.push(entry);
     }
     this.#ring.fill(undefined);
-    live.forEach((node, slot) => {
-      this.#ring[slot] = node;
+    held.forEach((entry, slot) => {
+      this.#ring[slot] = entry;
     });
     this.#head = 0;
-    this.#count = live.length;
+    this.#count = held.length;
+  }
+}
+
+/** A value of a {@link BoundedMap}, in the entry the index holds. */
+interface Node<K, V> extends Indexed<K> {
+  value: V;
+}
+
+/** A {@link BoundedIndex} of plain values, each wrapped in an entry: for callers with no entry of their own. */
+export class BoundedMap<K, V> {
+  readonly #index: BoundedIndex<K, Node<K, V>>;
+
+  /**
+   * @param max - entries kept at most (at least 1)
+   * @param onDrop - told of each entry dropped to make room or by {@link BoundedMap.dropOldest}
+   */
+  constructor(max: number, onDrop?: (key: K, value: V) => void) {
+    this.#index = new BoundedIndex(max, onDrop && ((node) => onDrop(node.key, node.value)));
+  }
+
+  /** Entries kept at most. */
+  get max(): number {
+    return this.#index.max;
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** The value of `key`, if held. */
+  get(key: K): V | undefined {
+    return this.#index.get(key)?.value;
+  }
+
+  /** Whether `key` is held. */
+  has(key: K): boolean {
+    return this.#index.has(key);
+  }
+
+  /** Adds `key` as the newest entry (a held key is moved there), dropping the oldest when full. */
+  set(key: K, value: V): void {
+    this.#index.add({ key, value, held: true });
+  }
+
+  /** Forgets `key`; its place is free at once. */
+  delete(key: K): boolean {
+    return this.#index.delete(key);
+  }
+
+  /** The oldest value held, if any. */
+  oldest(): V | undefined {
+    return this.#index.oldest()?.value;
+  }
+
+  /** Drops the oldest entry held (telling `onDrop`). */
+  dropOldest(): void {
+    this.#index.dropOldest();
   }
 }

@@ -10,6 +10,13 @@ interface ListenerRecord {
 /** No failures (and no listeners): frozen, shared by every call that had none. */
 const NONE: readonly never[] = Object.freeze([]);
 
+/** `list` with `item` added, made when there is none yet. */
+function added<T>(list: T[] | undefined, item: T): T[] {
+  if (!list) return [item];
+  list.push(item);
+  return list;
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
@@ -45,20 +52,21 @@ export function settleListeners(
 ): readonly unknown[] | Promise<readonly unknown[]> {
   const records = recordsOf(emitter, event);
   if (records.length === 0) return NONE;
-  const pending: PromiseLike<unknown>[] = [];
-  const failures: unknown[] = [];
+  // Made at the first promise or failure: most emits have neither.
+  let pending: PromiseLike<unknown>[] | undefined;
+  let failures: unknown[] | undefined;
   for (const { fn, context, once } of records) {
     if (once) emitter.removeListener(event, fn, undefined, true);
     try {
       const outcome = fn.apply(context, args);
-      if (isThenable(outcome)) pending.push(outcome);
+      if (isThenable(outcome)) pending = added(pending, outcome);
     } catch (error) {
-      failures.push(error);
+      failures = added(failures, error);
     }
   }
-  if (pending.length === 0) return failures.length > 0 ? failures : NONE;
+  if (!pending) return failures ?? NONE;
   return Promise.allSettled(pending).then((settled) => {
-    for (const result of settled) if (result.status === 'rejected') failures.push(result.reason);
-    return failures.length > 0 ? failures : NONE;
+    for (const result of settled) if (result.status === 'rejected') failures = added(failures, result.reason);
+    return failures ?? NONE;
   });
 }

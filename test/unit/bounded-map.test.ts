@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMap } from '../../src/internal/bounded-map.js';
+import { BoundedIndex, BoundedMap } from '../../src/internal/bounded-map.js';
 
 describe('BoundedMap: the one bounded map', () => {
   it('keeps at most max entries, dropping the oldest first and telling onDrop', () => {
@@ -44,5 +44,35 @@ describe('BoundedMap: the one bounded map', () => {
     map.dropOldest();
     expect(map.oldest()).toBeGreaterThan(first);
     expect(map.get(999_999)).toBe(999_999);
+  });
+});
+
+describe('BoundedIndex: the caller’s entries, one object per key', () => {
+  interface Item {
+    readonly key: string;
+    held: boolean;
+    n: number;
+  }
+  const item = (key: string, n: number): Item => ({ key, held: false, n });
+
+  it('holds the very entries it is given and marks them held, replaced, deleted or dropped', () => {
+    const dropped: Item[] = [];
+    const index = new BoundedIndex<string, Item>(2, (entry) => dropped.push(entry));
+    const a = item('a', 1);
+    const b = item('b', 2);
+    index.add(a);
+    index.add(b);
+    expect(index.get('a')).toBe(a);
+    expect([a.held, b.held]).toEqual([true, true]);
+    const a2 = item('a', 3);
+    index.add(a2); // replaces a: its old place is stale, b is now the oldest
+    expect([a.held, a2.held, index.size]).toEqual([false, true, 2]);
+    expect(index.oldest()).toBe(b);
+    index.add(item('c', 4)); // full: b goes
+    expect(dropped).toEqual([b]);
+    expect(b.held).toBe(false);
+    expect(index.delete('a')).toBe(true);
+    expect(a2.held).toBe(false);
+    expect(index.oldest()?.key).toBe('c');
   });
 });

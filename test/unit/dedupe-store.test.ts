@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BoundedMap } from '../../src/internal/bounded-map.js';
+import { BoundedIndex } from '../../src/internal/bounded-map.js';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 
 function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {}) {
@@ -120,7 +120,7 @@ describe('MemoryDedupeStore: claimed for a lease, done with a reply, or forgotte
   it('when full of live claims (a CRM outage: responders hang), a new key costs a few map operations, not a walk past every claim', () => {
     const { store: s } = store({ maxKeys: 1000 });
     for (let i = 0; i < 999; i++) s.claim(`held${i}`, 60_000);
-    const set = vi.spyOn(BoundedMap.prototype, 'set');
+    const set = vi.spyOn(BoundedIndex.prototype, 'add');
     try {
       for (let i = 0; i < 100; i++) {
         s.claim(`k${i}`, 60_000);

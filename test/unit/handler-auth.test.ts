@@ -122,7 +122,22 @@ describe('The secret is read from the query as URLSearchParams reads it', () => 
       'https://crm.example/hooks?secret=%F0%9F%94%91',
       '/h',
       '/h?=&&secret==x',
+      '/h?',
+      '/h?&',
+      '/h?secret=x&',
+      '/h?a=b=c&secret=d=e',
+      '/h?secret=1#',
+      '/h?#secret=1',
+      '/h?x&secret',
+      '/h?secret&secret=2',
     ];
+    // And every query of four pieces drawn from those that matter (2,401 of them).
+    const alphabet = ['secret', '=', '&', '#', '%72', '+', 'x'];
+    for (let n = 0; n < 7 ** 4; n++) {
+      let query = '';
+      for (let rest = n, i = 0; i < 4; i++, rest = Math.floor(rest / 7)) query += alphabet[rest % 7];
+      urls.push(`/h?${query}`);
+    }
     for (const url of urls) {
       expect(queryValue(url, 'secret'), url).toBe(
         new URL(url, 'http://localhost').searchParams.get('secret'),

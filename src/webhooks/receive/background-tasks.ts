@@ -10,6 +10,30 @@ export interface Slot {
   cancel(): void;
 }
 
+/** A reserved place: one object per delivery, its methods shared. */
+class Place implements Slot {
+  #open = true;
+
+  constructor(readonly tasks: BackgroundTasks) {}
+
+  start(work: () => unknown): Promise<void> | undefined {
+    this.cancel();
+    let running: unknown;
+    try {
+      running = work();
+    } catch {
+      return undefined; // the work ran (and ended) in this place: its answer stays
+    }
+    if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
+    return this.tasks.track(running);
+  }
+
+  cancel(): void {
+    if (this.#open) this.tasks.unreserve();
+    this.#open = false;
+  }
+}
+
 /**
  * Dispatches running after their answer, bounded (`maxPendingDispatches`) and awaitable. A place
  * is reserved before a delivery's responder runs, so a burst of CRM requests cannot all pass the
@@ -30,30 +54,22 @@ export class BackgroundTasks {
   reserve(): Slot | undefined {
     if (this.#running.size + this.#reserved >= this.max) return undefined;
     this.#reserved++;
-    let open = true;
-    const close = () => {
-      if (open) this.#reserved--;
-      open = false;
+    return new Place(this);
+  }
+
+  /** A reserved place given back (unused, or used by a dispatch that started). */
+  unreserve(): void {
+    this.#reserved--;
+  }
+
+  /** Tracks a dispatch running on after its answer until it settles; gives the promise of its end. */
+  track(running: Promise<unknown>): Promise<void> {
+    const end = () => {
+      this.#running.delete(task);
     };
-    return {
-      start: (work) => {
-        close();
-        let running: unknown;
-        try {
-          running = work();
-        } catch {
-          return undefined; // the work ran (and ended) in this place: its answer stays
-        }
-        if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
-        const end = () => {
-          this.#running.delete(task);
-        };
-        const task: Promise<void> = running.then(end, end);
-        this.#running.add(task);
-        return task;
-      },
-      cancel: close,
-    };
+    const task: Promise<void> = running.then(end, end);
+    this.#running.add(task);
+    return task;
   }
 
   /** Resolves when every task started so far, and every task they started, has finished. */

@@ -1,4 +1,4 @@
-import { BoundedMap } from '../../internal/bounded-map.js';
+import { BoundedIndex, BoundedMap, type Indexed } from '../../internal/bounded-map.js';
 /**
  * What a {@link DedupeStore} says of a key when a delivery claims it.
  * - `claimed`: nobody holds it; the caller holds it now, for the lease, and goes ahead. A store may
@@ -59,9 +59,11 @@ export interface MemoryDedupeOptions {
   ttlMs?: number;
 }
 
-/** A claimed or done key. Its state changes in place: a key costs one map entry from claim to done. */
-interface Entry {
-  readonly key: string;
+/**
+ * A claimed or done key, held by the index itself: a key costs this one object from claim to done,
+ * its state changing in place.
+ */
+interface Entry extends Indexed<string> {
   /** False while claimed (for the lease), true once done (for the dedupe TTL). */
   done: boolean;
   /** The claim's token (kept after it is done; only a claimed key's is compared). */
@@ -87,7 +89,7 @@ export class MemoryDedupeStore implements DedupeStore {
   readonly maxKeys: number;
   /** The cap on every key's life (ms), when one was given. */
   readonly ttlMs: number | undefined;
-  readonly #keys: BoundedMap<string, Entry>;
+  readonly #keys: BoundedIndex<string, Entry>;
   readonly #replies: BoundedMap<string, Kept>;
   readonly #now: () => number;
   /**
@@ -102,7 +104,7 @@ export class MemoryDedupeStore implements DedupeStore {
   #tokens = 0;
 
   constructor(options: MemoryDedupeOptions = {}, now: () => number = Date.now) {
-    this.#keys = new BoundedMap(options.maxKeys ?? 10_000, (_, entry) => {
+    this.#keys = new BoundedIndex<string, Entry>(options.maxKeys ?? 10_000, (entry) => {
       if (!entry.done) this.#claimed--;
     });
     this.maxKeys = this.#keys.max;
@@ -123,16 +125,16 @@ export class MemoryDedupeStore implements DedupeStore {
       return entry.done ? { state: 'done', reply: entry.reply } : { state: 'processing' };
     }
     const token = String(++this.#tokens);
-    const claim: Entry = {
+    if (entry) this.#forget(entry); // expired: forgotten, then claimed as new
+    this.#makeRoom(now);
+    this.#keys.add({
       key,
+      held: true,
       done: false,
       token,
       expires: now + this.#cap(leaseMs),
       reply: undefined,
-    };
-    if (entry) this.#forget(key, entry); // expired: forgotten, then claimed as new
-    this.#makeRoom(now);
-    this.#keys.set(key, claim);
+    });
     this.#claimed++;
     // Kept replies are rare (a CRM reply whose dispatch failed): an empty map is not searched.
     const kept = this.#replies.size > 0 ? this.#keptReply(key, now) : undefined;
@@ -165,18 +167,18 @@ export class MemoryDedupeStore implements DedupeStore {
     }
     // The claim was evicted meanwhile: the work was done all the same.
     this.#makeRoom(now);
-    const done: Entry = { key, done: true, token: '', expires, reply };
-    this.#keys.set(key, done);
+    const done: Entry = { key, held: true, done: true, token: '', expires, reply };
+    this.#keys.add(done);
     if (this.#claimed > 0) this.#queueDone(done);
   }
 
   release(key: string, token?: string): void {
     const entry = this.#keys.get(key);
-    if (entry && !entry.done && (token === undefined || entry.token === token)) this.#forget(key, entry);
+    if (entry && !entry.done && (token === undefined || entry.token === token)) this.#forget(entry);
   }
 
-  #forget(key: string, entry: Entry): void {
-    this.#keys.delete(key);
+  #forget(entry: Entry): void {
+    this.#keys.delete(entry.key);
     if (!entry.done) this.#claimed--;
   }
 
@@ -214,7 +216,7 @@ export class MemoryDedupeStore implements DedupeStore {
       const held: Entry[] = [];
       for (let i = this.#doneHead; i < this.#doneOrder.length; i++) {
         const queued = this.#doneOrder[i];
-        if (queued && this.#holds(queued)) held.push(queued);
+        if (queued?.held) held.push(queued);
       }
       this.#doneOrder = held;
       this.#doneHead = 0;
@@ -222,17 +224,12 @@ export class MemoryDedupeStore implements DedupeStore {
     this.#doneOrder.push(entry);
   }
 
-  /** Whether the store still holds this very entry (not released, claimed anew or evicted since). */
-  #holds(entry: Entry): boolean {
-    return this.#keys.get(entry.key) === entry;
-  }
-
   /** The done key completed first among those held (one is, when not every key is a claim). */
   #oldestDone(): Entry | undefined {
     while (this.#doneHead < this.#doneOrder.length) {
       const entry = this.#doneOrder[this.#doneHead];
       this.#doneOrder[this.#doneHead++] = undefined;
-      if (entry && this.#holds(entry)) return entry;
+      if (entry?.held) return entry; // not released, claimed anew or evicted since
     }
     return undefined;
   }

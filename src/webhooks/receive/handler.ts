@@ -231,7 +231,8 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 
   /** verify → read → decode, then process. */
   async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
-    if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    const { method } = request;
+    if (method !== 'POST' && String(method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
     const auth = this.#verifier.verify(request);
     if (!auth && this.#verifier.mayBeProbe(request) && (await this.#isProbe(request)))
       return { outcome: 'probe' };
@@ -325,15 +326,26 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
     if (key === undefined || !this.#claims) return this.#proceed(webhook, delivery, deadline, undefined);
     delivery.stage = 'dedupe';
     const claim = this.#claims.claim(key);
-    const claimed = (result: ClaimResult): Ending | Promise<Ending> => {
-      if (result.state === 'done') return { outcome: 'duplicate', reply: result.reply };
-      if (result.state === 'processing') return { outcome: 'processing' };
-      delivery.claim = { key, token: result.token };
-      // A reply kept by an earlier attempt: the responder ran already.
-      const kept = result.reply !== undefined ? { reply: result.reply } : undefined;
-      return this.#proceed(webhook, delivery, deadline, kept);
-    };
-    return claim instanceof Promise ? claim.then(claimed) : claimed(claim);
+    if (claim instanceof Promise) {
+      return claim.then((result) => this.#claimed(result, key, webhook, delivery, deadline));
+    }
+    return this.#claimed(claim, key, webhook, delivery, deadline);
+  }
+
+  /** Goes on as the store's answer says: a duplicate, a key held elsewhere, or a claim of our own. */
+  #claimed(
+    result: ClaimResult,
+    key: string,
+    webhook: Webhook,
+    delivery: Delivery,
+    deadline: number,
+  ): Ending | Promise<Ending> {
+    if (result.state === 'done') return { outcome: 'duplicate', reply: result.reply };
+    if (result.state === 'processing') return { outcome: 'processing' };
+    delivery.claim = { key, token: result.token };
+    // A reply kept by an earlier attempt: the responder ran already.
+    const kept = result.reply !== undefined ? { reply: result.reply } : undefined;
+    return this.#proceed(webhook, delivery, deadline, kept);
   }
 
   /** answer (unless a reply was kept) → dispatch, in a background place reserved first. */

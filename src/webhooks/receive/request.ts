@@ -54,11 +54,17 @@ export function queryValue(url: string, name: string): string | null {
   const start = url.indexOf('?');
   if (start < 0) return null;
   const end = url.indexOf('#', start);
-  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
-  for (const pair of query.split('&')) {
-    const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    if (decodeQuery(key) === name) return decodeQuery(eq < 0 ? '' : pair.slice(eq + 1));
+  const stop = end < 0 ? url.length : end;
+  // Pair by pair, in place: no list of the pairs is made on every delivery.
+  for (let from = start + 1; from <= stop; ) {
+    const amp = url.indexOf('&', from);
+    const to = amp < 0 || amp > stop ? stop : amp;
+    const eq = url.indexOf('=', from);
+    const split = eq < 0 || eq > to ? to : eq;
+    if (decodeQuery(url.slice(from, split)) === name) {
+      return decodeQuery(split === to ? '' : url.slice(split + 1, to));
+    }
+    from = to + 1;
   }
   return null;
 }
