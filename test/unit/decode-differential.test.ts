@@ -30,6 +30,8 @@ const variant = fc.oneof(
   fc.double(),
   fc.string(),
   fc.constantFrom({}, [], [{}], Object.create(null)),
+  // Never in JSON, but a framework's parsed value may hold one: the fast path leaves it to zod.
+  fc.constant(Symbol.for('a symbol')),
   fc.jsonValue(),
 );
 
@@ -64,7 +66,7 @@ const fuzzed = fc
       if (how === 0 && !Array.isArray(parent)) delete parent[key];
       else if (how === 1 && typeof old === 'string') parent[key] = old.toUpperCase();
       else if (how === 2 && typeof old === 'string' && /^\d+$/.test(old)) parent[key] = Number(old);
-      else parent[key] = structuredClone(value);
+      else parent[key] = typeof value === 'symbol' ? value : structuredClone(value);
     }
     return copy;
   });

@@ -63,7 +63,7 @@ export function decodeOne<T>(
   budget: IssueBudget,
 ): One<T> {
   const fast = decoder.fast ? decoder.fast(value) : UNSURE;
-  if (fast !== NO && fast !== UNSURE) return { ok: true, value: fast as T };
+  if (typeof fast !== 'symbol') return { ok: true, value: fast as T }; // not NO or UNSURE (see NO)
   if (fast === NO && budget.full) {
     budget.omitted++;
     return { ok: false, issues: [] };
@@ -157,7 +157,7 @@ export function decodeItems<T>(
   for (let index = 0; index < items.length; index++) {
     const raw = items[index];
     const decoded = fast ? fast(raw) : UNSURE;
-    if (decoded !== NO && decoded !== UNSURE) {
+    if (typeof decoded !== 'symbol') {
       out.keep(index, decoded as T);
     } else if (decoded === NO && full) {
       budget.omitted++;
