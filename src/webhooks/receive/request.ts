@@ -33,14 +33,16 @@ export function jsonResponse(
   };
 }
 
-/** One header, whatever the shape of the headers (name case-insensitive). */
-export function header(headers: WebhookRequest['headers'], name: string): string | undefined {
+/**
+ * One header, whatever the shape of the headers; `name` is given in lower case (node's own
+ * spelling, read first) and matched in any case.
+ */
+export function header(headers: WebhookRequest['headers'], name: Lowercase<string>): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const lower = name.toLowerCase();
-  const direct = (headers as Record<string, string | string[] | undefined>)[lower]; // node's own spelling
+  const direct = (headers as Record<string, string | string[] | undefined>)[name];
   if (direct !== undefined) return Array.isArray(direct) ? direct.join(', ') : direct;
   for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() === lower) return Array.isArray(value) ? value.join(', ') : value;
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(', ') : value;
   }
   return undefined;
 }
@@ -61,12 +63,19 @@ export function queryValue(url: string, name: string): string | null {
     const to = amp < 0 || amp > stop ? stop : amp;
     const eq = url.indexOf('=', from);
     const split = eq < 0 || eq > to ? to : eq;
-    if (decodeQuery(url.slice(from, split)) === name) {
+    const key = url.slice(from, split);
+    // A key spelled as `name` is it; another needs decoding only when it has something to decode.
+    if (key === name || (decodes(key) && decodeQuery(key) === name)) {
       return decodeQuery(split === to ? '' : url.slice(split + 1, to));
     }
     from = to + 1;
   }
   return null;
+}
+
+/** Whether a query part holds a `+` or an escape. */
+function decodes(part: string): boolean {
+  return part.includes('+') || part.includes('%');
 }
 
 function decodeQuery(part: string): string {
