@@ -33,10 +33,13 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
       const tracker = new DeliveryTracker({ store: deliveries });
       try {
         await dedupe.claim('warm', 10_000); // the claim script is loaded, the release script not yet
-        // mid-run: 20 starts queued for a limit of 5 per 200 ms when Redis goes away
-        const queued = Array.from({ length: 20 }, () => limiter.acquire().then((release) => release()));
+        // mid-run: 20 starts queued for a limit of 5 per 200 ms when Redis goes away. Settled from
+        // the start: an ask in flight when the connection closes rejects its waiters during the stop.
+        const queued = Promise.allSettled(
+          Array.from({ length: 20 }, () => limiter.acquire().then((release) => release())),
+        );
         await server.stop();
-        const outcomes = await Promise.allSettled(queued);
+        const outcomes = await queued;
         const failures = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason);
         expect(failures.length).toBeGreaterThan(0); // none hangs: every one settled
         for (const failure of failures) expect(failure).toMatchObject({ retryable: true });
@@ -87,6 +90,45 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
       } finally {
         await server.start();
         await deliveries.close();
+        await close();
+      }
+    });
+
+    // The rare timing of the test above made certain: Redis frozen, so the head's ask is written
+    // and unanswered, then killed, so its connection closes under it and the client fails the ask
+    // (node-redis at once, ioredis after its one retry), well before its time-out; the others ask
+    // again while Redis is down. The waiters are settled from the start, as a caller does: a
+    // rejection Vitest reports here is one of the SDK's own promises.
+    it('fails the ask in flight when its connection closes: retryable, nothing left unhandled', {
+      timeout: 20_000,
+    }, async () => {
+      const { redis, close } = await connectClient(kind, server.url);
+      const limiter = redisRateLimiter(redis, { key: `u-flight:${kind}`, requests: 30, timeoutMs: 1000 });
+      try {
+        process.kill(server.pid as number, 'SIGSTOP');
+        const queued = Promise.allSettled(
+          Array.from({ length: 3 }, () => limiter.acquire().then((release) => release())),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 50)); // the head's ask is written
+        await server.stop('SIGKILL');
+        const [head, ...rest] = await queued;
+        // failed by the closed connection, not by the time-out ('got no answer within')
+        expect(head).toMatchObject({
+          status: 'rejected',
+          reason: {
+            retryable: true,
+            message: expect.stringMatching(/^Redis is unreachable: rate limiter acquire failed/),
+          },
+        });
+        for (const outcome of rest) {
+          expect(outcome).toMatchObject({
+            status: 'rejected',
+            reason: { retryable: true, message: expect.stringMatching(/^Redis is unreachable/) },
+          });
+        }
+      } finally {
+        if (server.pid !== undefined) process.kill(server.pid, 'SIGCONT'); // not killed: a failure above
+        await server.start();
         await close();
       }
     });

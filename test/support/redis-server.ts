@@ -9,8 +9,8 @@ export interface RedisServer {
   url: string;
   /** PID of the running server (undefined while stopped). */
   readonly pid: number | undefined;
-  /** Stops it (SIGTERM, then waits for the exit). */
-  stop(): Promise<void>;
+  /** Stops it (SIGTERM, or `signal`, then waits for the exit). */
+  stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port (after stop). */
   start(): Promise<void>;
 }
@@ -62,12 +62,12 @@ export async function startRedisServer(): Promise<RedisServer> {
     get pid() {
       return child?.pid;
     },
-    async stop() {
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
       const running = child;
       child = undefined;
       if (!running || running.exitCode !== null) return;
       const exited = once(running, 'exit');
-      process.kill(running.pid as number, 'SIGTERM');
+      process.kill(running.pid as number, signal);
       await exited;
     },
     async start() {
