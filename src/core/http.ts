@@ -72,9 +72,17 @@ function fetchWithAttemptSignal(fetch: FetchLike | undefined): FetchLike {
     if (!signal) return use(input, rest);
     if (usesBuiltInFetch(fetch)) return use(input, { ...rest, signal });
     const request = input instanceof Request ? new Request(input, { signal }) : input;
-    return use(request, { ...rest, signal });
+    const fetched = use(request, { ...rest, signal });
+    // Held until the fetch settles: undici's Request follows the signal it was given through a
+    // weak reference, and a fetch handed only the request makes a request of its own that follows
+    // this one's signal. Unheld, a garbage collection mid-request cut the timeout and the caller's
+    // abort off from the connection, which then stayed open.
+    return Promise.resolve(fetched).finally(() => holdUntilHere(request));
   };
 }
+
+/** Does nothing: called with a value so that the closure calling it keeps that value alive. */
+function holdUntilHere(_value: unknown): void {}
 
 /** A path below the base address, without its leading slash (ky's prefix adds one). */
 const relative = (path: string) => path.replace(/^\/+/, '');

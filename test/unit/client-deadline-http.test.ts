@@ -3,6 +3,8 @@
 // races a user's fetch with its own signal; the built-in one is trusted to honour the signal, and
 // these tests are what that trust rests on.
 import type { ServerResponse } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { GatewayAbortError, GatewayTimeoutError } from '../../src/core/errors.js';
@@ -93,6 +95,12 @@ async function neverAnswering(): Promise<{
   return { url: server.url, received, ended, bodies };
 }
 
+/** A full garbage collection, without starting node with --expose-gc. */
+const collectGarbage: () => void = (() => {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
 const within = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([promise, new Promise<'still going'>((resolve) => setTimeout(resolve, ms, 'still going'))]);
 
@@ -103,6 +111,10 @@ describe('a fetch that is not the runtime own', () => {
 
   it('a custom fetch that passes on only the request still stops it at the timeout', async () => {
     const service = await neverAnswering();
+    // A full collection while the request waits: undici's Request follows the signal it was
+    // given through a weak reference, so the request made for the custom fetch must be held
+    // until its fetch settles, or the timeout never reaches the connection.
+    void service.received.then(() => collectGarbage());
     const error = await new GatewayClient({
       baseUrl: service.url,
       token: 't',
@@ -122,7 +134,10 @@ describe('a fetch that is not the runtime own', () => {
   it("a custom fetch that passes on only the request still stops it at the caller's abort", async () => {
     const service = await neverAnswering();
     const controller = new AbortController();
-    void service.received.then(() => controller.abort(new Error('stop')));
+    void service.received.then(() => {
+      collectGarbage(); // as above
+      controller.abort(new Error('stop'));
+    });
     const error = await new GatewayClient({
       baseUrl: service.url,
       token: 't',
