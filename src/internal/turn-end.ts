@@ -6,14 +6,15 @@
  */
 const queued: (() => void)[] = [];
 
-/** Runs `run` at the end of this turn; looked up at each call, so fake timers installed later take it. */
-function schedule(run: () => void): void {
-  const { setImmediate } = globalThis as { setImmediate?: (run: () => void) => unknown };
-  if (setImmediate) setImmediate(run);
-  else setTimeout(run, 0);
-}
+/**
+ * The `setImmediate` (or `setTimeout`) the queued work was handed to, until it runs. Not just a
+ * flag: a run handed to fake timers that are then uninstalled unadvanced never comes, and with a
+ * flag no later call would schedule another, so no body read after it would get a time limit.
+ */
+let pendingOn: unknown;
 
 function runQueued(): void {
+  pendingOn = undefined;
   // Taken whole first: work queued while these run goes to the next turn.
   const now = queued.splice(0);
   for (const work of now) work();
@@ -21,5 +22,13 @@ function runQueued(): void {
 
 /** Runs `work` (which must not throw) at the end of this turn, with the rest queued in it. */
 export function atTurnEnd(work: () => void): void {
-  if (queued.push(work) === 1) schedule(runQueued);
+  queued.push(work);
+  // Looked up at each call, so fake timers installed (or removed) later take it; a run handed to
+  // timers no longer installed is handed again (if both come, the second finds nothing to do).
+  const { setImmediate } = globalThis as { setImmediate?: (run: () => void) => unknown };
+  const on = setImmediate ?? setTimeout;
+  if (pendingOn === on) return;
+  pendingOn = on;
+  if (setImmediate) setImmediate(runQueued);
+  else setTimeout(runQueued, 0);
 }

@@ -61,3 +61,20 @@ describe('readRequestBody: a node stream, bounded in time without a timer per de
     expect(vi.getTimerCount()).toBe(0);
   });
 });
+
+describe('readRequestBody: the time limit survives fake timers in a user’s test suite', () => {
+  it('a read started under fake timers that were uninstalled unadvanced leaves later reads bounded', async () => {
+    vi.useFakeTimers(); // fakes setImmediate too: the end of the turn is put off to a fake one
+    const early = new Readable({ read() {} });
+    early.push('{"a":');
+    void readRequestBody(early, limits);
+    vi.useRealTimers(); // the fake immediate is dropped, never run
+    const stalled = new Readable({ read() {} });
+    stalled.push('{"a":');
+    const read = await Promise.race([
+      readRequestBody(stalled, { maxBytes: 1024, timeoutMs: 20 }),
+      new Promise((resolve) => setTimeout(resolve, 1000, 'still reading')),
+    ]);
+    expect(read).toEqual({ kind: 'timeout' });
+  });
+});
