@@ -57,11 +57,14 @@ export function queryValue(url: string, name: string): string | null {
   if (start < 0) return null;
   const end = url.indexOf('#', start);
   const stop = end < 0 ? url.length : end;
-  // Pair by pair, in place: no list of the pairs is made on every delivery.
+  // Pair by pair, in place: no list of the pairs is made on every delivery. The next `=` is kept
+  // across pairs without one: searched again from each pair, a query of `&`s and one `=` at its
+  // end (or none) took quadratic time.
+  let eq = start;
   for (let from = start + 1; from <= stop; ) {
     const amp = url.indexOf('&', from);
     const to = amp < 0 || amp > stop ? stop : amp;
-    const eq = url.indexOf('=', from);
+    if (eq >= 0 && eq < from) eq = url.indexOf('=', from);
     const split = eq < 0 || eq > to ? to : eq;
     const key = url.slice(from, split);
     // A key spelled as `name` is it; another needs decoding only when it has something to decode.
