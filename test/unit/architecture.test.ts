@@ -90,3 +90,26 @@ describe('Architecture', () => {
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
   });
 });
+
+describe('The bench runner builds dist/ before any bench loads it', () => {
+  /** The files of bench/ that `file` imports statically, and the files they import, and so on. */
+  function staticImports(file: string, seen = new Set<string>()): Set<string> {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(/^import\s[^;]*?from\s+'(\.\/[^']+)'/gm)) {
+      const next = join('bench', (m[1] as string).replace(/\.js$/, '.ts'));
+      if (!seen.has(next)) {
+        seen.add(next);
+        staticImports(next, seen);
+      }
+    }
+    return seen;
+  }
+
+  it('bench/run.ts imports no bench that imports dist/ statically: such an import is resolved before buildIfStale runs', () => {
+    // On a fresh clone (no dist/ yet) `npm run bench` stopped at ERR_MODULE_NOT_FOUND.
+    const readsDist = [...staticImports('bench/run.ts')].filter((file) =>
+      /from\s+'\.\.\/dist\//.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(readsDist).toEqual([]);
+  });
+});
