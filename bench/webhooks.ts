@@ -46,7 +46,7 @@ async function load(port: number, bodies: string[], concurrency: number): Promis
 }
 
 /**
- * Rounds of both servers. Single rounds' ratios spread from 0.86 to 1.14 on a 2-core machine, whose
+ * Rounds of both servers. Single rounds' ratios spread from 0.74 to 1.14 on a 2-core machine, whose
  * speed drifts; the median of 21 moves less from one run to the next than that of 11 did.
  */
 const ROUNDS = 21;

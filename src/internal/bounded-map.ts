@@ -1,7 +1,10 @@
 /** What a {@link BoundedIndex} holds: an object that knows its key, marked by the index. */
 export interface Indexed<K> {
   readonly key: K;
-  /** Set by the index: true while it holds this entry, false once deleted, replaced or dropped. */
+  /**
+   * Kept by the index: true while it holds this entry, false once deleted, replaced or dropped.
+   * An entry is made with the field (any value: `add` sets it), so that every entry has one shape.
+   */
   held: boolean;
 }
 
@@ -51,9 +54,14 @@ export class BoundedIndex<K, E extends Indexed<K>> {
     return this.#map.has(key);
   }
 
-  /** Holds `entry` as the newest (replacing the entry held under its key), dropping the oldest when full. */
+  /**
+   * Holds `entry` as the newest (replacing the entry held under its key), dropping the oldest when
+   * full. An entry is added once: to move a key to the newest end, add a new entry for it.
+   * @throws RangeError when `entry` itself is held already (it would sit twice in the ring)
+   */
   add(entry: E): void {
     const held = this.#map.get(entry.key);
+    if (held === entry) throw new RangeError('this entry is held already: add a new entry for its key');
     if (held)
       held.held = false; // its place in the ring is stale from now on
     else if (this.#map.size >= this.max) this.dropOldest();

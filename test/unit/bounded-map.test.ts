@@ -75,4 +75,14 @@ describe('BoundedIndex: the caller’s entries, one object per key', () => {
     expect(a2.held).toBe(false);
     expect(index.oldest()?.key).toBe('c');
   });
+
+  it('refuses an entry it holds already (it would sit twice in its ring)', () => {
+    const index = new BoundedIndex<string, Item>(2);
+    const a = item('a', 1);
+    index.add(a);
+    expect(() => index.add(a)).toThrow(RangeError);
+    index.add(item('b', 2));
+    index.add(item('c', 3));
+    expect([index.size, index.has('a'), a.held]).toEqual([2, false, false]);
+  });
 });

@@ -57,12 +57,15 @@ export class BackgroundTasks {
     return new Place(this);
   }
 
-  /** A reserved place given back (unused, or used by a dispatch that started). */
+  /** A reserved place given back (unused, or used by a dispatch that started). Called by its place, once. */
   unreserve(): void {
     this.#reserved--;
   }
 
-  /** Tracks a dispatch running on after its answer until it settles; gives the promise of its end. */
+  /**
+   * Tracks a dispatch running on after its answer until it settles; gives the promise of its end.
+   * Called by a place whose dispatch returned a promise.
+   */
   track(running: Promise<unknown>): Promise<void> {
     const end = () => {
       this.#running.delete(task);
