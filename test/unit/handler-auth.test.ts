@@ -145,14 +145,14 @@ describe('The secret is read from the query as URLSearchParams reads it', () => 
     }
   });
 
-  it('is linear in the query’s length: 256 K of pairs without `=` take under 20 ms (they took ~200 ms)', async () => {
+  it('is linear in the query’s length: 256 K of pairs without `=` take under 50 ms (a quadratic scan took ~200 ms)', async () => {
     const { queryValue } = await import('../../src/webhooks/receive/request.js');
-    // Node's own server stops at 16 KB of headers, Deno's at ~65 KB (~11 ms each before this).
+    // Node's own server stops at 16 KB of headers, Deno's at ~65 KB (where a quadratic scan took 11 ms).
     const url = `/h?${'&'.repeat(256_000)}`;
     queryValue(url, 'secret'); // warm
     const start = process.cpuUsage();
     expect(queryValue(url, 'secret')).toBeNull();
     const used = process.cpuUsage(start);
-    expect((used.user + used.system) / 1000).toBeLessThan(20);
+    expect((used.user + used.system) / 1000).toBeLessThan(50);
   });
 });

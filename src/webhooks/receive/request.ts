@@ -56,29 +56,13 @@ export function queryValue(url: string, name: string): string | null {
   const start = url.indexOf('?');
   if (start < 0) return null;
   const end = url.indexOf('#', start);
-  const stop = end < 0 ? url.length : end;
-  // Pair by pair, in place: no list of the pairs is made on every delivery. The next `=` is kept
-  // across pairs without one: searched again from each pair, a query of `&`s and one `=` at its
-  // end (or none) took quadratic time.
-  let eq = start;
-  for (let from = start + 1; from <= stop; ) {
-    const amp = url.indexOf('&', from);
-    const to = amp < 0 || amp > stop ? stop : amp;
-    if (eq >= 0 && eq < from) eq = url.indexOf('=', from);
-    const split = eq < 0 || eq > to ? to : eq;
-    const key = url.slice(from, split);
-    // A key spelled as `name` is it; another needs decoding only when it has something to decode.
-    if (key === name || (decodes(key) && decodeQuery(key) === name)) {
-      return decodeQuery(split === to ? '' : url.slice(split + 1, to));
-    }
-    from = to + 1;
+  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    if (decodeQuery(key) === name) return decodeQuery(eq < 0 ? '' : pair.slice(eq + 1));
   }
   return null;
-}
-
-/** Whether a query part holds a `+` or an escape. */
-function decodes(part: string): boolean {
-  return part.includes('+') || part.includes('%');
 }
 
 function decodeQuery(part: string): string {
