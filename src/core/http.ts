@@ -77,12 +77,9 @@ function fetchWithAttemptSignal(fetch: FetchLike | undefined): FetchLike {
     // weak reference, and a fetch handed only the request makes a request of its own that follows
     // this one's signal. Unheld, a garbage collection mid-request cut the timeout and the caller's
     // abort off from the connection, which then stayed open.
-    return Promise.resolve(fetched).finally(() => holdUntilHere(request));
+    return Promise.resolve(fetched).finally(() => void request);
   };
 }
-
-/** Does nothing: called with a value so that the closure calling it keeps that value alive. */
-function holdUntilHere(_value: unknown): void {}
 
 /** A path below the base address, without its leading slash (ky's prefix adds one). */
 const relative = (path: string) => path.replace(/^\/+/, '');

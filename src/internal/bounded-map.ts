@@ -49,11 +49,6 @@ export class BoundedIndex<K, E extends Indexed<K>> {
     return this.#map.get(key);
   }
 
-  /** Whether `key` is held. */
-  has(key: K): boolean {
-    return this.#map.has(key);
-  }
-
   /**
    * Holds `entry` as the newest (replacing the entry held under its key), dropping the oldest when
    * full. An entry is added once: to move a key to the newest end, add a new entry for it.
@@ -148,11 +143,6 @@ export class BoundedMap<K, V> {
   /** The value of `key`, if held. */
   get(key: K): V | undefined {
     return this.#index.get(key)?.value;
-  }
-
-  /** Whether `key` is held. */
-  has(key: K): boolean {
-    return this.#index.has(key);
   }
 
   /** Adds `key` as the newest entry (a held key is moved there), dropping the oldest when full. */

@@ -13,8 +13,11 @@ export interface Slot {
 /** A reserved place: one object per delivery, its methods shared. */
 class Place implements Slot {
   #open = true;
+  readonly #tasks: BackgroundTasks;
 
-  constructor(readonly tasks: BackgroundTasks) {}
+  constructor(tasks: BackgroundTasks) {
+    this.#tasks = tasks;
+  }
 
   start(work: () => unknown): Promise<void> | undefined {
     this.cancel();
@@ -25,11 +28,11 @@ class Place implements Slot {
       return undefined; // the work ran (and ended) in this place: its answer stays
     }
     if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
-    return this.tasks.track(running);
+    return this.#tasks.track(running);
   }
 
   cancel(): void {
-    if (this.#open) this.tasks.unreserve();
+    if (this.#open) this.#tasks.unreserve();
     this.#open = false;
   }
 }

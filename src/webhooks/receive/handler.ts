@@ -231,8 +231,7 @@ export class WebhookHandler extends EventEmitter<WebhookEvents> {
 
   /** verify → read → decode, then process. */
   async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
-    const { method } = request;
-    if (method !== 'POST' && String(method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
     const auth = this.#verifier.verify(request);
     if (!auth && this.#verifier.mayBeProbe(request) && (await this.#isProbe(request)))
       return { outcome: 'probe' };
