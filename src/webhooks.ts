@@ -109,12 +109,7 @@ export {
   type Webhook,
 } from './webhooks/decode/parse.js';
 export { qrToPng } from './webhooks/decode/qr-to-png.js';
-export {
-  type ClaimResult,
-  type DedupeStore,
-  type MemoryDedupeOptions,
-  MemoryDedupeStore,
-} from './webhooks/receive/dedupe-store.js';
+export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type {
   ErrorContext,
   ResponderContext,
@@ -125,6 +120,7 @@ export type {
 } from './webhooks/receive/events.js';
 export { type HandleOptions, WebhookHandler } from './webhooks/receive/handler.js';
 export type { HandlerSource } from './webhooks/receive/handler-source.js';
+export { type MemoryDedupeOptions, MemoryDedupeStore } from './webhooks/receive/memory-dedupe-store.js';
 export type { DispatchMode, WebhookHandlerOptions } from './webhooks/receive/options.js';
 export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/receive/outcomes.js';
 export type { WebhookRequest, WebhookResponse } from './webhooks/receive/request.js';

@@ -1,9 +1,9 @@
 import { GatewayError } from '../core/errors.js';
+import { ConsoleReporter } from '../internal/console-reporter.js';
 import { isRecord } from '../internal/is-record.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { DeliveryFeed, DeliveryStore, StatusEntry } from '../tracking/delivery-store.js';
 import { rankOf } from '../tracking/status-order.js';
-import { ConsoleReporter } from '../webhooks/receive/console-reporter.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
 import { LUA } from './lua-sources.js';
 

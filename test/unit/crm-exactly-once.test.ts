@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
+import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';

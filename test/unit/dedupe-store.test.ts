@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BoundedIndex } from '../../src/internal/bounded-map.js';
-import { MemoryDedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
+import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
 
 function store(options: ConstructorParameters<typeof MemoryDedupeStore>[0] = {}) {
   const clock = { now: 0 };

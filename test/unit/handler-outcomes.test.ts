@@ -3,11 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebhookParseError } from '../../src/core/errors.js';
 import { parseWebhook } from '../../src/webhooks/decode/parse.js';
 import { STORE_TIMEOUT_MS } from '../../src/webhooks/receive/claims.js';
-import {
-  type ClaimResult,
-  type DedupeStore,
-  MemoryDedupeStore,
-} from '../../src/webhooks/receive/dedupe-store.js';
+import type { ClaimResult, DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
+import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
 import { OUTCOMES } from '../../src/webhooks/receive/outcomes.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';

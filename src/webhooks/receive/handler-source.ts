@@ -1,4 +1,4 @@
-import { ConsoleReporter } from './console-reporter.js';
+import { ConsoleReporter } from '../../internal/console-reporter.js';
 import type { HandleOptions, WebhookHandler } from './handler.js';
 import { jsonResponse, type WebhookRequest, type WebhookResponse } from './request.js';
 

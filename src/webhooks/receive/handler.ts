@@ -1,6 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { channels, traced } from '../../core/diagnostics.js';
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
+import { ConsoleReporter } from '../../internal/console-reporter.js';
 import { LATE, within } from '../../internal/deadline.js';
 import { messageOf } from '../../internal/message-of.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
@@ -12,7 +13,6 @@ import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import { BackgroundTasks, type Slot } from './background-tasks.js';
 import { type Claim, Claims } from './claims.js';
-import { ConsoleReporter } from './console-reporter.js';
 import type { ClaimResult } from './dedupe-store.js';
 import { describeWebhook, type WebhookTrace } from './diagnostics.js';
 import {

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.js';
 import type { Webhook } from '../decode/parse.js';
-import { type DedupeStore, MemoryDedupeStore } from './dedupe-store.js';
+import type { DedupeStore } from './dedupe-store.js';
+import { MemoryDedupeStore } from './memory-dedupe-store.js';
 
 /**
  * When the service hears 200, and so what a crash or a failing listener costs:
