@@ -1,6 +1,6 @@
 // Cold import of the built entries vs importing zod alone: each a fresh `node` process, rounds
 // interleaved so drift hits all alike, medians of wall time (node's own start-up included, as a
-// user's process pays it). Needs `npm run build` first (issue #10).
+// user's process pays it). It imports dist/, which `npm run bench` builds first.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { median, verdict } from './stats.js';

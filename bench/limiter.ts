@@ -1,4 +1,5 @@
-// Limiter throughput: 1,500 calls against the fake gateway enforcing 500 per 5 s (issue #2). The
+// Limiter throughput: 1,500 calls against the fake gateway enforcing 500 per 5 s, the spec's
+// limit: none may be answered 429, and the whole takes at most 10 % over the ideal. The
 // fake runs in a process of its own (the bin's fake-gateway command), as a real service would.
 // Ideal: the first 500 at once, the next 500 at 5 s, the last 500 at 10 s.
 import { spawn } from 'node:child_process';

@@ -46,8 +46,9 @@ async function load(port: number, bodies: string[], concurrency: number): Promis
 }
 
 /**
- * Rounds of both servers. Single rounds' ratios spread from 0.74 to 1.14 on a 2-core machine, whose
- * speed drifts; the median of 21 moves less from one run to the next than that of 11 did.
+ * Rounds of both servers. A single round's ratio spreads far wider than the margin the verdict
+ * judges on a small machine whose speed drifts; the median of 21 rounds holds still from one run
+ * to the next, where that of 11 did not (the measured spread is in bench/README.md).
  */
 const ROUNDS = 21;
 

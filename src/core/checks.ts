@@ -1,5 +1,5 @@
 /**
- * Options checked at the door (issue 11): a NaN, negative or zero figure where it makes no sense
+ * Options checked at the door: a NaN, negative or zero figure where it makes no sense
  * (`Number(process.env.UNSET)` gives NaN) is a GatewayValidationError naming the option, thrown
  * when the option is given, never a call that hangs or a loop that does nothing.
  * @module

@@ -2,7 +2,7 @@
  * Spec (POST /v2/webhooks): "crm_entities.deal_add works only when crm_entities.contact_add is
  * also subscribed." The rule is about the account, not one request, so every write that can
  * break it is judged against the account as it will be after the write, and `ensure` orders its
- * writes so the account never passes through a state the service refuses (issue 11).
+ * writes so the account never passes through a state the service refuses.
  * @module
  */
 import { GatewayValidationError } from '../core/errors.js';

@@ -88,7 +88,7 @@ describe('GatewayClient over real HTTP (the fake gateway on 127.0.0.1)', () => {
   });
 });
 
-describe('GatewayClient cannot be frozen or misled (issue 11), over real HTTP', () => {
+describe('GatewayClient cannot be frozen or misled, over real HTTP', () => {
   let standIn: FakeGateway;
   beforeAll(async () => {
     standIn = await createFakeGateway({ rateLimit: { requests: 1000, intervalMs: 1000 } });

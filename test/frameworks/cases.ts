@@ -1,6 +1,6 @@
 // The deliveries every framework test sends through a real server of that framework on
-// 127.0.0.1 (issue 12): each adapter must pass the same cases, or state why a case is the
-// framework's own answer.
+// 127.0.0.1: each adapter must pass the same cases, or state why a case is the framework's own
+// answer, so no adapter keeps a second copy of the pipeline's rules.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
