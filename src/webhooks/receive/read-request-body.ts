@@ -1,6 +1,5 @@
 import { concatBytes } from '../../internal/bytes.js';
 import { LATE, within } from '../../internal/deadline.js';
-import { atTurnEnd } from '../../internal/turn-end.js';
 
 /**
  * What reading a delivery's body came to: the body (text, bytes, or a value a framework's parser
@@ -59,12 +58,12 @@ function overLimit(body: unknown, max: number): boolean {
  * here, bounded in bytes and in time), text, bytes, or a parsed value. Never throws and never
  * leaves a rejection or an 'error' event unhandled, whatever the client does mid-body.
  */
-export function readRequestBody(body: unknown, limits: ReadLimits): Promise<BodyRead> {
-  if (body === undefined || body === null) return Promise.resolve({ kind: 'missing' });
+export async function readRequestBody(body: unknown, limits: ReadLimits): Promise<BodyRead> {
+  if (body === undefined || body === null) return { kind: 'missing' };
   if (isWebStream(body)) return readWebStream(body, limits);
   if (isNodeStream(body)) return readNodeStream(body, limits);
-  if (overLimit(body, limits.maxBytes)) return Promise.resolve({ kind: 'tooLarge' });
-  return Promise.resolve({ kind: 'body', body });
+  if (overLimit(body, limits.maxBytes)) return { kind: 'tooLarge' };
+  return { kind: 'body', body };
 }
 
 function noop(): void {}
@@ -76,6 +75,11 @@ function asBytes(chunk: unknown): Uint8Array | undefined {
   return undefined;
 }
 
+/**
+ * Reads a node stream to its end, within `timeoutMs` of the start. On any ending (the body, too
+ * large, the time limit, the client gone) the timer is cleared and every listener removed at once,
+ * so nothing more is buffered: a body over the limit flows on unread.
+ */
 function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimits): Promise<BodyRead> {
   // An 'error' after we stopped listening (a reset during the answer) must not crash the process.
   stream.on('error', noop);
@@ -83,11 +87,8 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
   return new Promise<BodyRead>((resolve) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
-    let finished = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (result: BodyRead) => {
-      finished = true;
-      if (timer !== undefined) clearTimeout(timer);
+      clearTimeout(timer);
       stream.removeListener('data', onData);
       stream.removeListener('end', onEnd);
       stream.removeListener('error', onGone);
@@ -98,18 +99,13 @@ function readNodeStream(stream: NodeReadable, { maxBytes, timeoutMs }: ReadLimit
       const bytes = asBytes(chunk);
       if (!bytes) return finish({ kind: 'gone' }); // not a body stream: nothing sensible to read
       size += bytes.byteLength;
-      if (size > maxBytes) return finish({ kind: 'tooLarge' }); // the rest flows on, unread
+      if (size > maxBytes) return finish({ kind: 'tooLarge' });
       chunks.push(bytes);
     };
     const onEnd = () => finish({ kind: 'body', body: concatBytes(chunks, size) });
-    // A stream that ends or fails twice: `finish` runs once, the listeners are gone after it.
+    // A stream that ends or fails twice: the listeners are gone after the first.
     const onGone = () => finish({ kind: 'gone' });
-    // The time limit is armed at the end of this turn, for a body still arriving then: one that
-    // came with its headers has ended by then and needs no timer (a timer per delivery cost ~2 %
-    // of the server's CPU). The limit then runs from there, a turn after the read began.
-    atTurnEnd(() => {
-      if (!finished) timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
-    });
+    const timer = setTimeout(finish, timeoutMs, { kind: 'timeout' });
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onGone);

@@ -48,49 +48,128 @@ export function header(headers: WebhookRequest['headers'], name: Lowercase<strin
 }
 
 /**
- * The first value of `name` in the query of `url` (a path or a full address), decoded as
- * URLSearchParams decodes it; null when absent. Reads the query only: cheaper than parsing the
- * whole address on every delivery.
+ * Calls `visit` with the bounds of each non-empty `key=value` pair in the query of `url` (a path
+ * or a full address), in order, until it returns true: the key is `[key, eq)`, the value
+ * `[eq + 1, end)` (empty when `eq === end`, a pair without `=`). One pass over the query, and
+ * nothing decoded: the sender chooses the query, so reading it must cost no more than its length.
+ */
+function scanQuery(url: string, visit: (key: number, eq: number, end: number) => boolean | undefined): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  const hash = url.indexOf('#', start);
+  const end = hash < 0 ? url.length : hash;
+  let key = start + 1;
+  let eq = -1;
+  for (let i = key; i <= end; i++) {
+    const code = i < end ? url.charCodeAt(i) : AMPERSAND;
+    if (code === EQUALS && eq < 0) eq = i;
+    else if (code === AMPERSAND) {
+      if (i > key && visit(key, eq < 0 ? i : eq, i)) return;
+      key = i + 1;
+      eq = -1;
+    }
+  }
+}
+
+const AMPERSAND = 0x26;
+const EQUALS = 0x3d;
+const PERCENT = 0x25;
+const PLUS = 0x2b;
+
+/**
+ * Whether `text[from, to)` decodes to `name` (ASCII; lower case when `anyCase`), read as
+ * URLSearchParams reads a key (`+` is a space, `%XX` a byte, a malformed escape itself), without
+ * decoding it: it stops at the first character that differs, so a key costs at most a few times
+ * the name's length whatever it holds. A byte over 0x7F never matches: it is not ASCII.
+ */
+function keyIs(text: string, from: number, to: number, name: string, anyCase: boolean): boolean {
+  let at = 0;
+  for (let i = from; i < to; i++, at++) {
+    if (at === name.length) return false;
+    let code = text.charCodeAt(i);
+    if (code === PLUS) code = 0x20;
+    else if (code === PERCENT && i + 2 < to) {
+      const byte = hexByte(text.charCodeAt(i + 1), text.charCodeAt(i + 2));
+      if (byte >= 0) {
+        code = byte;
+        i += 2;
+      }
+    }
+    if (anyCase && code >= 0x41 && code <= 0x5a) code += 0x20;
+    if (code !== name.charCodeAt(at)) return false;
+  }
+  return at === name.length;
+}
+
+/** The byte of two hex digits (character codes), or -1 when either is not one. */
+function hexByte(high: number, low: number): number {
+  const h = hexDigit(high);
+  const l = hexDigit(low);
+  return h < 0 || l < 0 ? -1 : h * 16 + l;
+}
+
+function hexDigit(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * A query value decoded as URLSearchParams decodes it: `+` is a space, `%XX` a byte (a malformed
+ * escape stays as it is), and the bytes are read as UTF-8 (invalid sequences become U+FFFD).
+ * Throws nothing, so a malformed escape costs no more than any other character.
+ */
+function decodeQueryPart(part: string): string {
+  if (!part.includes('%')) return part.includes('+') ? part.replaceAll('+', ' ') : part;
+  const bytes = encoder.encode(part);
+  let length = 0;
+  for (let i = 0; i < bytes.length; i++, length++) {
+    let byte = bytes[i] as number;
+    if (byte === PLUS) byte = 0x20;
+    else if (byte === PERCENT && i + 2 < bytes.length) {
+      const escaped = hexByte(bytes[i + 1] as number, bytes[i + 2] as number);
+      if (escaped >= 0) {
+        byte = escaped;
+        i += 2;
+      }
+    }
+    bytes[length] = byte; // never ahead of the reading: decoding only shortens
+  }
+  return utf8.decode(bytes.subarray(0, length));
+}
+
+/**
+ * The first value of `name` (ASCII) in the query of `url` (a path or a full address), decoded as
+ * URLSearchParams decodes it; null when absent. Only that one value is decoded; the other pairs
+ * are compared with `name` where they stand, so a hostile query costs one pass over its length.
  */
 export function queryValue(url: string, name: string): string | null {
-  const start = url.indexOf('?');
-  if (start < 0) return null;
-  const end = url.indexOf('#', start);
-  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
-  for (const pair of query.split('&')) {
-    const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    if (decodeQuery(key) === name) return decodeQuery(eq < 0 ? '' : pair.slice(eq + 1));
-  }
-  return null;
+  let value: string | null = null;
+  scanQuery(url, (key, eq, end) => {
+    if (!keyIs(url, key, eq, name, false)) return false;
+    value = decodeQueryPart(url.slice(Math.min(eq + 1, end), end));
+    return true;
+  });
+  return value;
 }
 
-function decodeQuery(part: string): string {
-  const spaced = part.includes('+') ? part.replaceAll('+', ' ') : part;
-  if (!spaced.includes('%')) return spaced;
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    // Malformed escapes: decoded exactly as URL decodes its own query.
-    return new URL(`http://x/?x=${part}`).searchParams.get('x') ?? '';
-  }
-}
-
-/** The address with every `secret` query value masked (its key read as `queryValue` reads it). */
+/**
+ * The address with every `secret` query value masked (its key read as `queryValue` reads it, in
+ * any case).
+ */
 export function maskSecret(url: string): string {
-  const start = url.indexOf('?');
-  if (start < 0) return url;
-  const end = url.indexOf('#', start);
-  const query = end < 0 ? url.slice(start + 1) : url.slice(start + 1, end);
-  const masked = query
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const key = eq < 0 ? pair : pair.slice(0, eq);
-      return decodeQuery(key).toLowerCase() === 'secret' ? `${key}=***` : pair;
-    })
-    .join('&');
-  return url.slice(0, start + 1) + masked + (end < 0 ? '' : url.slice(end));
+  let masked = '';
+  let copied = 0;
+  scanQuery(url, (key, eq, end) => {
+    if (keyIs(url, key, eq, 'secret', true)) {
+      masked += `${url.slice(copied, eq)}=***`;
+      copied = end;
+    }
+    return false;
+  });
+  return copied === 0 ? url : masked + url.slice(copied);
 }
 
 /**
