@@ -4,6 +4,7 @@ import { onAbort } from '../internal/on-abort.js';
 import { sleep } from '../internal/sleep.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection } from './connection.js';
 import type { RateLimiterLike, Release } from './contracts.js';
+import { hashTag } from './hash-tag.js';
 import { acquireScript, cancelScript, pauseScript, releaseScript } from './rate-limiter-scripts.js';
 
 /** Options of {@link redisRateLimiter}. */
@@ -72,8 +73,8 @@ export class RedisRateLimiter implements RateLimiterLike {
       throw new GatewayError('redisRateLimiter needs requests >= 1, intervalMs > 0 and leaseMs > 0');
     }
     this.#redis = new RedisConnection(redis, options);
-    // One hash tag: both keys live in the same slot of a Redis Cluster.
-    const base = `${options.prefix ?? 'mgsdk:rl:'}{${options.key}}`;
+    // One hash tag holding the whole key (hash-tag.ts): both keys share a slot of a Redis Cluster.
+    const base = `${options.prefix ?? 'mgsdk:rl:'}${hashTag(options.key)}`;
     this.#slots = `${base}:slots`;
     this.#hold = `${base}:hold`;
   }

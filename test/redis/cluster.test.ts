@@ -1,7 +1,7 @@
-// What only a cluster does, with ioredis `Cluster` and node-redis `createCluster` (issue 20): a slot
-// moving while the stores use it, a master dying. The stores' own suites (dedupe-store,
-// delivery-store, rate-limiter, fleet-handlers, refusals) run on a cluster as on a single server.
-// One cluster for the whole file.
+// What only a cluster does, with ioredis `Cluster` and node-redis `createCluster`: a slot moving
+// while the stores use it, keys whose braces would split them across slots, a master dying. The
+// stores' own suites (dedupe-store, delivery-store, rate-limiter, fleet-handlers, refusals) run on
+// a cluster as on a single server. One cluster for the whole file.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
@@ -127,6 +127,94 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
       await close();
     }
   });
+
+  describe.each(CLIENTS)(
+    'keys holding braces (%s): one slot per delivery or account, whatever the key',
+    (kind) => {
+      // A key starting with `}`, or holding `{` and `}`, made its own hash tag empty or partial: the
+      // keys of one delivery (claim and kept reply) or of one account (slots and hold) fell in
+      // different slots, and every call failed with CROSSSLOT.
+      const keys = ['}abc', '{x}', 'a}b{c', '{}', '%7B'];
+
+      it.each([...keys, ''])('dedupe: claim, keep a reply, complete and claim again %j', async (key) => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const dedupe = redisDedupeStore(redis, { prefix: `braces:${kind}:` });
+          const claim = (await dedupe.claim(key, 10_000)) as { state: string; token: string };
+          expect(claim.state).toBe('claimed');
+          await dedupe.keepReply(key, { id: 1 }, 10_000);
+          await dedupe.release(key, claim.token);
+          expect(await dedupe.claim(key, 10_000)).toMatchObject({ state: 'claimed', reply: { id: 1 } });
+          await dedupe.complete(key, 10_000, { id: 2 });
+          expect(await dedupe.claim(key, 10_000)).toEqual({ state: 'done', reply: { id: 2 } });
+        } finally {
+          await close();
+        }
+      });
+
+      it.each(keys)(
+        'a delivery whose idempotency key is %j is answered 200, and its repeat processed once',
+        async (key) => {
+          const { redis, close } = await connectCluster(kind, cluster.urls);
+          try {
+            const hooks = new WebhookHandler({
+              secret: 's',
+              dispatch: 'await',
+              dedupe: redisDedupeStore(redis, { prefix: `hooks:${kind}:` }),
+            });
+            let processed = 0;
+            hooks.on('message.add', () => {
+              processed++;
+            });
+            for (let i = 0; i < 2; i++) {
+              const answer = await hooks.handle(post(messageAdd(key), '/hooks?secret=s'));
+              expect(answer.status).toBe(200);
+            }
+            expect(processed).toBe(1);
+          } finally {
+            await close();
+          }
+        },
+      );
+
+      it('dedupe: keys that differ only by braces and their escapes stay apart', async () => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const dedupe = redisDedupeStore(redis, { prefix: `apart:${kind}:` });
+          await dedupe.complete('{x}', 10_000, 'braces');
+          expect(await dedupe.claim('%7Bx%7D', 10_000)).toMatchObject({ state: 'claimed' });
+          expect(await dedupe.claim('{x}', 10_000)).toEqual({ state: 'done', reply: 'braces' });
+        } finally {
+          await close();
+        }
+      });
+
+      it.each(keys)('rate limiter: acquire, release and pause with the key %j', async (key) => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const limiter = redisRateLimiter(redis, { key, prefix: `braces:${kind}:rl:`, requests: 2 });
+          (await limiter.acquire())();
+          await limiter.pause(1);
+          (await limiter.acquire())();
+        } finally {
+          await close();
+        }
+      });
+
+      it.each([...keys, ''])('delivery store: record and read by request and message id %j', async (id) => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const store = redisDeliveryStore(redis, { prefix: `braces:${kind}:s:` });
+          await store.record(update(`r${id}`, 'sent', { message_id: `m${id}` }));
+          await store.record(update(null, 'delivered', { message_id: `m${id}` }));
+          expect((await store.get(`m${id}`))?.best?.status).toBe('delivered');
+          expect(await store.get(`r${id}`)).toMatchObject({ requestId: `r${id}`, messageId: `m${id}` });
+        } finally {
+          await close();
+        }
+      });
+    },
+  );
 
   // Last: it takes a third of the slots away for good (no replicas).
   it('a master killed mid-run: bounded, retryable, classified failures; no delivery processed twice', {
