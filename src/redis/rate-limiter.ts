@@ -27,9 +27,9 @@ export interface RedisRateLimiterOptions extends RedisCallOptions {
 }
 
 /**
- * The share of the limit one ask may take. Measured with 3 processes × 500 calls at 500 per 5 s:
- * the first asker took the whole first window and sent its 499 requests alone (answered 0.23–0.64
- * s after the start); every later window inherits that spread, one interval on.
+ * The share of the limit one ask may take. Uncapped, the first process to ask takes the whole
+ * first window and sends its requests alone while the others wait, and every later window
+ * inherits that spread, one interval on.
  */
 const ASK_SHARE = 0.1;
 

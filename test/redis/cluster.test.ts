@@ -111,7 +111,7 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
     const claim = (await dedupe.claim('k', 60_000)) as { token: string };
     const moving = await startSlotMove(cluster, 'given-up');
     try {
-      // ioredis tries 16 times, 100 ms apart, then throws an Error of its own (it read "unreachable")
+      // ioredis tries 16 times, 100 ms apart, then throws an Error of its own: not "unreachable"
       const error = await dedupe.complete('k', 1000, { id: 1 }, claim.token).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayError);
       expect(error).toMatchObject({
@@ -131,9 +131,10 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
   describe.each(CLIENTS)(
     'keys holding braces (%s): one slot per delivery or account, whatever the key',
     (kind) => {
-      // A key starting with `}`, or holding `{` and `}`, made its own hash tag empty or partial: the
-      // keys of one delivery (claim and kept reply) or of one account (slots and hold) fell in
-      // different slots, and every call failed with CROSSSLOT.
+      // Redis hashes only the text between a key's first `{` and the next `}`, the whole key when
+      // that text is empty: a key starting with `}`, or an empty one, must still leave the keys of
+      // one delivery (claim, kept reply) or one account (slots, hold) in one slot, or every call
+      // fails with CROSSSLOT.
       const keys = ['}abc', '{x}', 'a}b{c', '{}', '%7B'];
 
       it.each([...keys, ''])('dedupe: claim, keep a reply, complete and claim again %j', async (key) => {
