@@ -1,12 +1,15 @@
 // What only a cluster does, with ioredis `Cluster` and node-redis `createCluster`: a slot moving
 // while the stores use it, keys whose braces would split them across slots, a master dying. The
 // stores' own suites (dedupe-store, delivery-store, rate-limiter, fleet-handlers, refusals) run on
-// a cluster as on a single server. One cluster for the whole file.
+// a cluster as on a single server. One cluster for the whole file, and one more for the
+// subscriber's node dying.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
+import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectCluster, skipRedis } from '../support/redis-clients.js';
@@ -273,5 +276,61 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
     } finally {
       await Promise.all(conns.map((c) => c.close()));
     }
+  });
+});
+
+// ioredis only: node-redis keeps a cluster's pub/sub client on its node while that node is still
+// listed in the cluster's shards, reconnecting to it, so a wait there sees nothing until the
+// topology changes (its own behaviour, not the SDK's subscription).
+describe.skipIf(skipRedis)('the status subscription when its node dies for good', () => {
+  describe.each(['ioredis'] as const)('with %s', (kind) => {
+    // A cluster of its own: one master is killed. The others keep serving their slots.
+    const cluster = useRedisCluster();
+
+    it('a pending wait resolves with a status recorded after the subscriber node died', {
+      timeout: 30_000,
+    }, async () => {
+      const nodes = cluster.ports.map((port) =>
+        new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }).on('error', () => {}),
+      );
+      const waiter = await connectCluster(kind, cluster.urls);
+      const recorder = await connectCluster(kind, cluster.urls);
+      const prefix = `failover:${kind}:`;
+      const store = redisDeliveryStore(waiter.redis, { prefix });
+      const tracker = new DeliveryTracker({ store });
+      const records = redisDeliveryStore(recorder.redis, { prefix });
+      try {
+        await Promise.all(
+          nodes.map((node) => node.call('CONFIG', 'SET', 'cluster-require-full-coverage', 'no')),
+        );
+        const warm = tracker.waitFor('warm', { timeoutMs: 5000 });
+        await sleep(50);
+        await records.record(update('warm', 'delivered'));
+        await warm;
+        // The one pub/sub connection of the cluster is the waiter's: its node dies.
+        const pubsub = await Promise.all(nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')));
+        const dead = pubsub.findIndex((list) => String(list).trim() !== '');
+        expect(dead).toBeGreaterThanOrEqual(0);
+        // A request id whose hash lives on a master that stays.
+        const survivor = nodes[(dead + 1) % nodes.length] as Redis;
+        const ranges = (await survivor.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+        const ownerOf = (slot: number) =>
+          ranges.find(([start, end]) => start <= slot && slot <= end)?.[2][1] as number;
+        let id = '';
+        for (let i = 0; id === ''; i++) {
+          const slot = Number(await survivor.call('CLUSTER', 'KEYSLOT', `${prefix}r:{f${i}}`));
+          if (ownerOf(slot) !== cluster.ports[dead]) id = `f${i}`;
+        }
+        const waiting = tracker.waitFor(id, { timeoutMs: 20_000 });
+        await sleep(50);
+        await cluster.kill(dead);
+        await records.record(update(id, 'delivered'));
+        await expect(waiting).resolves.toMatchObject({ request_id: id, status: 'delivered' });
+      } finally {
+        for (const node of nodes) node.disconnect();
+        await Promise.all([store.close(), records.close()]);
+        await Promise.all([waiter.close(), recorder.close()]);
+      }
+    });
   });
 });
