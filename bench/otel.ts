@@ -1,4 +1,4 @@
-// The cost of instrument() (issue 21): a client call and a webhook delivery, with nobody
+// The cost of instrument(): a client call and a webhook delivery, with nobody
 // subscribed to the diagnostics channels and with instrument() on (real OpenTelemetry SDK
 // providers, spans recorded and dropped), interleaved in one run. Printed, no target: the
 // targets with nobody subscribed are those of the overhead and webhooks benches.

@@ -1,9 +1,8 @@
-// A fleet through one account (issue #13): 3 processes × 500 calls at 500 per 5 s through one
+// A fleet through one account: 3 processes × 500 calls at 500 per 5 s through one
 // redisRateLimiter, against the fake gateway (a process of its own, the bin's fake-gateway command)
-// enforcing the same limit. Ideal:
-// 500 at once, 500 at 5 s, 500 at 10 s. Then the per-call cost of the Redis limiter (acquire +
-// release, limit far away) beside the in-memory one, measured in this process. All of it on a
-// single redis-server and on a three-master Redis Cluster (issue 20).
+// enforcing the same limit. Ideal: 500 at once, 500 at 5 s, 500 at 10 s. Then the per-call cost of
+// the Redis limiter (acquire + release, limit far away) beside the in-memory one, measured in this
+// process. All of it on a single redis-server and on a three-master Redis Cluster.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { RateLimiter } from '../src/core/rate-limiter.js';

@@ -2,75 +2,11 @@ import { createHash } from 'node:crypto';
 import { GatewayError } from '../core/errors.js';
 import { LATE, within } from '../internal/deadline.js';
 import { sleep } from '../internal/sleep.js';
+import { isIoRedis, isNodeRedis, isNodeRedisCluster, type RedisClientLike } from './clients.js';
 import { redisErrorName, toGatewayError } from './redis-errors.js';
+import { type SubscriptionListener, subscribe } from './subscription.js';
 
-/** The members of an `ioredis` client (v5 or later) that the stores use. */
-export interface IoRedisLike {
-  /** Sends any command. */
-  call(command: string, ...args: (string | number)[]): Promise<unknown>;
-  /** A new connection with the same options (for SUBSCRIBE). */
-  duplicate(): IoRedisLike;
-  /** Enters subscriber mode. */
-  subscribe(...channels: string[]): Promise<unknown>;
-  /** PING, also valid in subscriber mode. */
-  ping(): Promise<unknown>;
-  /** Event listeners: `message`, `ready`, `error`. */
-  on(event: string, listener: (...args: string[]) => void): unknown;
-  /** Closes the connection at once. */
-  disconnect(): void;
-}
-
-/** The members of a `node-redis` client (v4 or later, `createClient()`) that the stores use. */
-export interface NodeRedisLike {
-  /** Sends any command. */
-  sendCommand(args: string[]): Promise<unknown>;
-  /** A new client with the same options (for SUBSCRIBE); not yet connected. */
-  duplicate(): NodeRedisLike;
-  /** Opens the connection. */
-  connect(): Promise<unknown>;
-  /** Subscribes a listener to a channel. */
-  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
-  /** Event listeners: `ready`, `error`. */
-  on(event: string, listener: (...args: string[]) => void): unknown;
-  /** Closes the connection at once (v5 and later). */
-  destroy?(): void;
-  /** Closes the connection (v4). */
-  disconnect?(): Promise<void>;
-}
-
-/**
- * The members of a `node-redis` cluster client (v4 or later, `createCluster()`) that the stores
- * use. Commands go to the node owning their first key; a MOVED, an ASK or a failover is the
- * client's to follow.
- */
-export interface NodeRedisClusterLike {
-  /** Sends any command to the node owning `firstKey` (any node when undefined). */
-  sendCommand(
-    firstKey: string | undefined,
-    isReadonly: boolean | undefined,
-    args: string[],
-  ): Promise<unknown>;
-  /** The cluster's masters (tells a cluster from a single client). */
-  readonly masters: unknown;
-  /** A new cluster client with the same options (for SUBSCRIBE); not yet connected. */
-  duplicate(): NodeRedisClusterLike;
-  /** Opens the connections. */
-  connect(): Promise<unknown>;
-  /** Subscribes a listener to a channel. */
-  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
-  /** Event listeners: `node-ready`, `error`. */
-  on(event: string, listener: (...args: string[]) => void): unknown;
-  /** Closes the connections at once (v5 and later). */
-  destroy?(): void;
-  /** Closes the connections (v4). */
-  disconnect?(): Promise<void>;
-}
-
-/**
- * A Redis client the user already runs, connected: `ioredis` (v5 or later, a `Redis` or a
- * `Cluster`) or `node-redis` (v4 or later, `createClient()` or `createCluster()`).
- */
-export type RedisClientLike = IoRedisLike | NodeRedisLike | NodeRedisClusterLike;
+export type { IoRedisLike, NodeRedisClusterLike, NodeRedisLike, RedisClientLike } from './clients.js';
 
 /** Options every Redis store takes. */
 export interface RedisCallOptions {
@@ -116,8 +52,8 @@ export class RedisConnection {
     if (isIoRedis(client)) this.#sendOnce = ([command, ...args]) => client.call(String(command), ...args);
     else if (isNodeRedisCluster(client)) {
       this.#sendOnce = (args, key) => client.sendCommand(key, false, args.map(String));
-    } else if (typeof (client as NodeRedisLike)?.sendCommand === 'function') {
-      this.#sendOnce = (args) => (client as NodeRedisLike).sendCommand(args.map(String));
+    } else if (isNodeRedis(client)) {
+      this.#sendOnce = (args) => client.sendCommand(args.map(String));
     } else {
       throw new GatewayError(
         'redis: pass a connected ioredis (v5 or later) or node-redis (v4 or later) client or cluster client',
@@ -195,44 +131,12 @@ export class RedisConnection {
   }
 
   /**
-   * Subscribes to `channel` on a duplicated connection. `onResync` is called after the
-   * connection came back (and is subscribed again): messages may have been missed meanwhile.
-   * Resolves, once subscribed, with a function that closes the connection.
+   * Subscribes to `channel` on a connection of its own (see subscription.ts): `listener.resync`
+   * is called once it is subscribed again after messages may have been missed. Resolves, once
+   * subscribed, with a function that closes that connection.
    */
-  async subscribe(
-    channel: string,
-    onMessage: (message: string) => void,
-    onResync: () => void,
-  ): Promise<() => void> {
-    const client = this.client;
-    const sub = client.duplicate();
-    sub.on('error', noop); // a lost connection shows as timeouts and a resync, not as a crash
-    let subscribed = false;
-    const close = isIoRedis(sub) ? () => sub.disconnect() : () => closeNodeRedis(sub);
-    try {
-      if (isIoRedis(sub)) {
-        sub.on('message', (from: string, message: string) => from === channel && onMessage(message));
-        // ioredis subscribes again in its 'ready' handler; a PING behind that SUBSCRIBE proves it is active.
-        sub.on('ready', () => subscribed && void sub.ping().then(onResync, noop));
-        watchClusterSubscriber(sub, () => subscribed && onResync());
-        await this.#bounded('SUBSCRIBE', sub.subscribe(channel));
-      } else {
-        const nodeSub = sub as NodeRedisLike | NodeRedisClusterLike;
-        // node-redis emits 'ready' only after its own re-subscription completed; a cluster client
-        // 'node-ready' for each node that came back, the pub/sub node among them.
-        nodeSub.on(isNodeRedisCluster(nodeSub) ? 'node-ready' : 'ready', () => subscribed && onResync());
-        await this.#bounded('SUBSCRIBE', nodeSub.connect());
-        await this.#bounded(
-          'SUBSCRIBE',
-          nodeSub.subscribe(channel, (message) => onMessage(message)),
-        );
-      }
-    } catch (error) {
-      close();
-      throw error;
-    }
-    subscribed = true;
-    return close;
+  subscribe(channel: string, listener: SubscriptionListener): Promise<() => void> {
+    return subscribe(this.client, channel, listener, (what, promise) => this.#bounded(what, promise));
   }
 
   async #bounded<T>(what: string, promise: Promise<T>): Promise<T> {
@@ -249,42 +153,4 @@ export class RedisConnection {
     }
     return result;
   }
-}
-
-function isIoRedis(client: RedisClientLike): client is IoRedisLike {
-  return typeof (client as IoRedisLike)?.call === 'function';
-}
-
-// What an ioredis `Cluster` keeps of its one subscriber connection (not part of its typed API).
-interface IoRedisClusterSubscriber {
-  selectSubscriber?: () => void;
-  getInstance?: () => IoRedisLike | null;
-}
-
-/**
- * An ioredis `Cluster` whose subscriber connection ends subscribes again on a node of its own
- * choosing and tells its listeners nothing ('ready' is the whole cluster's). Watches each
- * connection it picks instead: once that one is ready, a PING queued behind its SUBSCRIBE
- * resolves when the subscription is active again, and `onResubscribed` runs. Nothing is done
- * for a client that does not look so (a plain `Redis`, another ioredis version).
- */
-function watchClusterSubscriber(sub: IoRedisLike, onResubscribed: () => void): void {
-  if ((sub as { isCluster?: unknown }).isCluster !== true) return;
-  const inner = (sub as { subscriber?: IoRedisClusterSubscriber }).subscriber;
-  const select = inner?.selectSubscriber;
-  if (!inner || typeof select !== 'function' || typeof inner.getInstance !== 'function') return;
-  inner.selectSubscriber = () => {
-    select.call(inner);
-    const connection = inner.getInstance?.();
-    connection?.on('ready', () => void connection.ping().then(onResubscribed, noop));
-  };
-}
-
-function isNodeRedisCluster(client: RedisClientLike): client is NodeRedisClusterLike {
-  return !isIoRedis(client) && 'masters' in client;
-}
-
-function closeNodeRedis(client: NodeRedisLike | NodeRedisClusterLike): void {
-  if (typeof client.destroy === 'function') client.destroy();
-  else void client.disconnect?.().catch(noop);
 }

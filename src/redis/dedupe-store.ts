@@ -3,6 +3,7 @@ import { GatewayError } from '../core/errors.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection, script } from './connection.js';
 import type { ClaimResult, DedupeStore } from './contracts.js';
+import { hashTag } from './hash-tag.js';
 import { LUA } from './lua-sources.js';
 
 /** Options of {@link redisDedupeStore}. */
@@ -13,8 +14,9 @@ export interface RedisDedupeStoreOptions extends RedisCallOptions {
   maxHeld?: number;
 }
 
-// Two keys per delivery, one hash tag so they share a slot on a cluster: the claim and the CRM
-// reply kept across a release (src/redis/scripts/dedupe-*.lua name every key and argument).
+// Two keys per delivery, one hash tag holding the whole key (hash-tag.ts) so they share a slot on
+// a cluster: the claim and the CRM reply kept across a release (src/redis/scripts/dedupe-*.lua
+// name every key and argument).
 const claimScript = script('dedupe claim', LUA['dedupe-claim']);
 const completeScript = script('dedupe complete', LUA['dedupe-complete']);
 const keepReplyScript = script('dedupe keep reply', LUA['dedupe-keep-reply']);
@@ -39,7 +41,7 @@ export class RedisDedupeStore implements DedupeStore {
 
   /** The Redis keys of `key`: its claim and its kept reply, one hash tag so they share a slot. */
   keysOf(key: string): [claim: string, reply: string] {
-    const claim = `${this.prefix}{${key}}`;
+    const claim = `${this.prefix}${hashTag(key)}`;
     return [claim, `${claim}:reply`];
   }
 

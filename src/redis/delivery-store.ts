@@ -133,17 +133,16 @@ export class RedisDeliveryStore implements DeliveryStore {
   /** Sends every entry recorded by any instance to `feed`; resolves once subscribed. */
   async subscribe(feed: DeliveryFeed): Promise<void> {
     this.#feeds.add(feed);
-    this.#subscribed ??= this.#redis.subscribe(
-      `${this.prefix}status`,
-      (message) => {
+    this.#subscribed ??= this.#redis.subscribe(`${this.prefix}status`, {
+      message: (message) => {
         const entry = parsePublished(message);
         if (entry) for (const each of this.#feeds) each.entry(entry);
         else this.#ignored(message);
       },
-      () => {
+      resync: () => {
         for (const each of this.#feeds) each.resync();
       },
-    );
+    });
     try {
       await this.#subscribed;
     } catch (error) {

@@ -4,6 +4,7 @@ import { onAbort } from '../internal/on-abort.js';
 import { sleep } from '../internal/sleep.js';
 import { type RedisCallOptions, type RedisClientLike, RedisConnection } from './connection.js';
 import type { RateLimiterLike, Release } from './contracts.js';
+import { hashTag } from './hash-tag.js';
 import { acquireScript, cancelScript, pauseScript, releaseScript } from './rate-limiter-scripts.js';
 
 /** Options of {@link redisRateLimiter}. */
@@ -26,9 +27,9 @@ export interface RedisRateLimiterOptions extends RedisCallOptions {
 }
 
 /**
- * The share of the limit one ask may take. Measured with 3 processes × 500 calls at 500 per 5 s:
- * the first asker took the whole first window and sent its 499 requests alone (answered 0.23–0.64
- * s after the start); every later window inherits that spread, one interval on.
+ * The share of the limit one ask may take. Uncapped, the first process to ask takes the whole
+ * first window and sends its requests alone while the others wait, and every later window
+ * inherits that spread, one interval on.
  */
 const ASK_SHARE = 0.1;
 
@@ -72,8 +73,8 @@ export class RedisRateLimiter implements RateLimiterLike {
       throw new GatewayError('redisRateLimiter needs requests >= 1, intervalMs > 0 and leaseMs > 0');
     }
     this.#redis = new RedisConnection(redis, options);
-    // One hash tag: both keys live in the same slot of a Redis Cluster.
-    const base = `${options.prefix ?? 'mgsdk:rl:'}{${options.key}}`;
+    // One hash tag holding the whole key (hash-tag.ts): both keys share a slot of a Redis Cluster.
+    const base = `${options.prefix ?? 'mgsdk:rl:'}${hashTag(options.key)}`;
     this.#slots = `${base}:slots`;
     this.#hold = `${base}:hold`;
   }

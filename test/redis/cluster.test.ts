@@ -1,12 +1,15 @@
-// What only a cluster does, with ioredis `Cluster` and node-redis `createCluster` (issue 20): a slot
-// moving while the stores use it, a master dying. The stores' own suites (dedupe-store,
-// delivery-store, rate-limiter, fleet-handlers, refusals) run on a cluster as on a single server.
-// One cluster for the whole file.
+// What only a cluster does, with ioredis `Cluster` and node-redis `createCluster`: a slot moving
+// while the stores use it, keys whose braces would split them across slots, a master dying. The
+// stores' own suites (dedupe-store, delivery-store, rate-limiter, fleet-handlers, refusals) run on
+// a cluster as on a single server. One cluster for the whole file, and one more for the
+// subscriber's node dying.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
+import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { CLIENTS, connectCluster, skipRedis } from '../support/redis-clients.js';
@@ -111,7 +114,7 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
     const claim = (await dedupe.claim('k', 60_000)) as { token: string };
     const moving = await startSlotMove(cluster, 'given-up');
     try {
-      // ioredis tries 16 times, 100 ms apart, then throws an Error of its own (it read "unreachable")
+      // ioredis tries 16 times, 100 ms apart, then throws an Error of its own: not "unreachable"
       const error = await dedupe.complete('k', 1000, { id: 1 }, claim.token).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayError);
       expect(error).toMatchObject({
@@ -127,6 +130,95 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
       await close();
     }
   });
+
+  describe.each(CLIENTS)(
+    'keys holding braces (%s): one slot per delivery or account, whatever the key',
+    (kind) => {
+      // Redis hashes only the text between a key's first `{` and the next `}`, the whole key when
+      // that text is empty: a key starting with `}`, or an empty one, must still leave the keys of
+      // one delivery (claim, kept reply) or one account (slots, hold) in one slot, or every call
+      // fails with CROSSSLOT.
+      const keys = ['}abc', '{x}', 'a}b{c', '{}', '%7B'];
+
+      it.each([...keys, ''])('dedupe: claim, keep a reply, complete and claim again %j', async (key) => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const dedupe = redisDedupeStore(redis, { prefix: `braces:${kind}:` });
+          const claim = (await dedupe.claim(key, 10_000)) as { state: string; token: string };
+          expect(claim.state).toBe('claimed');
+          await dedupe.keepReply(key, { id: 1 }, 10_000);
+          await dedupe.release(key, claim.token);
+          expect(await dedupe.claim(key, 10_000)).toMatchObject({ state: 'claimed', reply: { id: 1 } });
+          await dedupe.complete(key, 10_000, { id: 2 });
+          expect(await dedupe.claim(key, 10_000)).toEqual({ state: 'done', reply: { id: 2 } });
+        } finally {
+          await close();
+        }
+      });
+
+      it.each(keys)(
+        'a delivery whose idempotency key is %j is answered 200, and its repeat processed once',
+        async (key) => {
+          const { redis, close } = await connectCluster(kind, cluster.urls);
+          try {
+            const hooks = new WebhookHandler({
+              secret: 's',
+              dispatch: 'await',
+              dedupe: redisDedupeStore(redis, { prefix: `hooks:${kind}:` }),
+            });
+            let processed = 0;
+            hooks.on('message.add', () => {
+              processed++;
+            });
+            for (let i = 0; i < 2; i++) {
+              const answer = await hooks.handle(post(messageAdd(key), '/hooks?secret=s'));
+              expect(answer.status).toBe(200);
+            }
+            expect(processed).toBe(1);
+          } finally {
+            await close();
+          }
+        },
+      );
+
+      it('dedupe: keys that differ only by braces and their escapes stay apart', async () => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const dedupe = redisDedupeStore(redis, { prefix: `apart:${kind}:` });
+          await dedupe.complete('{x}', 10_000, 'braces');
+          expect(await dedupe.claim('%7Bx%7D', 10_000)).toMatchObject({ state: 'claimed' });
+          expect(await dedupe.claim('{x}', 10_000)).toEqual({ state: 'done', reply: 'braces' });
+        } finally {
+          await close();
+        }
+      });
+
+      it.each(keys)('rate limiter: acquire, release and pause with the key %j', async (key) => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const limiter = redisRateLimiter(redis, { key, prefix: `braces:${kind}:rl:`, requests: 2 });
+          (await limiter.acquire())();
+          await limiter.pause(1);
+          (await limiter.acquire())();
+        } finally {
+          await close();
+        }
+      });
+
+      it.each([...keys, ''])('delivery store: record and read by request and message id %j', async (id) => {
+        const { redis, close } = await connectCluster(kind, cluster.urls);
+        try {
+          const store = redisDeliveryStore(redis, { prefix: `braces:${kind}:s:` });
+          await store.record(update(`r${id}`, 'sent', { message_id: `m${id}` }));
+          await store.record(update(null, 'delivered', { message_id: `m${id}` }));
+          expect((await store.get(`m${id}`))?.best?.status).toBe('delivered');
+          expect(await store.get(`r${id}`)).toMatchObject({ requestId: `r${id}`, messageId: `m${id}` });
+        } finally {
+          await close();
+        }
+      });
+    },
+  );
 
   // Last: it takes a third of the slots away for good (no replicas).
   it('a master killed mid-run: bounded, retryable, classified failures; no delivery processed twice', {
@@ -184,5 +276,61 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
     } finally {
       await Promise.all(conns.map((c) => c.close()));
     }
+  });
+});
+
+// ioredis only: node-redis keeps a cluster's pub/sub client on its node while that node is still
+// listed in the cluster's shards, reconnecting to it, so a wait there sees nothing until the
+// topology changes (its own behaviour, not the SDK's subscription).
+describe.skipIf(skipRedis)('the status subscription when its node dies for good', () => {
+  describe.each(['ioredis'] as const)('with %s', (kind) => {
+    // A cluster of its own: one master is killed. The others keep serving their slots.
+    const cluster = useRedisCluster();
+
+    it('a pending wait resolves with a status recorded after the subscriber node died', {
+      timeout: 30_000,
+    }, async () => {
+      const nodes = cluster.ports.map((port) =>
+        new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }).on('error', () => {}),
+      );
+      const waiter = await connectCluster(kind, cluster.urls);
+      const recorder = await connectCluster(kind, cluster.urls);
+      const prefix = `failover:${kind}:`;
+      const store = redisDeliveryStore(waiter.redis, { prefix });
+      const tracker = new DeliveryTracker({ store });
+      const records = redisDeliveryStore(recorder.redis, { prefix });
+      try {
+        await Promise.all(
+          nodes.map((node) => node.call('CONFIG', 'SET', 'cluster-require-full-coverage', 'no')),
+        );
+        const warm = tracker.waitFor('warm', { timeoutMs: 5000 });
+        await sleep(50);
+        await records.record(update('warm', 'delivered'));
+        await warm;
+        // The one pub/sub connection of the cluster is the waiter's: its node dies.
+        const pubsub = await Promise.all(nodes.map((node) => node.call('CLIENT', 'LIST', 'TYPE', 'pubsub')));
+        const dead = pubsub.findIndex((list) => String(list).trim() !== '');
+        expect(dead).toBeGreaterThanOrEqual(0);
+        // A request id whose hash lives on a master that stays.
+        const survivor = nodes[(dead + 1) % nodes.length] as Redis;
+        const ranges = (await survivor.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+        const ownerOf = (slot: number) =>
+          ranges.find(([start, end]) => start <= slot && slot <= end)?.[2][1] as number;
+        let id = '';
+        for (let i = 0; id === ''; i++) {
+          const slot = Number(await survivor.call('CLUSTER', 'KEYSLOT', `${prefix}r:{f${i}}`));
+          if (ownerOf(slot) !== cluster.ports[dead]) id = `f${i}`;
+        }
+        const waiting = tracker.waitFor(id, { timeoutMs: 20_000 });
+        await sleep(50);
+        await cluster.kill(dead);
+        await records.record(update(id, 'delivered'));
+        await expect(waiting).resolves.toMatchObject({ request_id: id, status: 'delivered' });
+      } finally {
+        for (const node of nodes) node.disconnect();
+        await Promise.all([store.close(), records.close()]);
+        await Promise.all([waiter.close(), recorder.close()]);
+      }
+    });
   });
 });

@@ -1,6 +1,5 @@
 // Redis answering with an error is not Redis being unreachable: the failure names Redis's error,
-// keeps it as `cause`, and is not retryable (issue 20: both read "Redis is unreachable" before).
-// On a single server and on a three-master cluster.
+// keeps it as `cause`, and is not retryable. On a single server and on a three-master cluster.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';

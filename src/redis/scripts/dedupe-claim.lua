@@ -1,8 +1,8 @@
 --[[
   Claims a delivery's key for a lease unless it is claimed or done. The claim's value: `p<token>`
   while claimed, `d` when done without a reply, `d<json>` when done with the CRM reply.
-  KEYS[1] the claim: <prefix>{<key>}
-  KEYS[2] the CRM reply kept across a release: <prefix>{<key>}:reply
+  KEYS[1] the claim: <prefix>{<escaped key>}
+  KEYS[2] the CRM reply kept across a release: <prefix>{<escaped key>}:reply
   ARGV[1] token naming this claim
   ARGV[2] lease (ms)
   Returns {'claimed', keptReply?} | {'processing'} | {'done', reply}

@@ -1,8 +1,8 @@
 --[[
   Marks the key done while it holds this claim, or nothing: a holder whose lease ran out never
   overwrites the claim, or the stored reply, of the attempt that took over.
-  KEYS[1] the claim: <prefix>{<key>}
-  KEYS[2] the kept CRM reply: <prefix>{<key>}:reply
+  KEYS[1] the claim: <prefix>{<escaped key>}
+  KEYS[2] the kept CRM reply: <prefix>{<escaped key>}:reply
   ARGV[1] token of the claim
   ARGV[2] value: 'd' or 'd<reply json>'
   ARGV[3] ttl (ms)

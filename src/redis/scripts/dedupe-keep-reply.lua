@@ -1,7 +1,7 @@
 --[[
   Keeps the CRM reply across a release, unless the key is done already.
-  KEYS[1] the claim: <prefix>{<key>}
-  KEYS[2] the kept CRM reply: <prefix>{<key>}:reply
+  KEYS[1] the claim: <prefix>{<escaped key>}
+  KEYS[2] the kept CRM reply: <prefix>{<escaped key>}:reply
   ARGV[1] reply (JSON)
   ARGV[2] ttl (ms)
   Returns 1 when kept, 0 when the key is done

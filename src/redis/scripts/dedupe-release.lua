@@ -1,7 +1,7 @@
 --[[
   Deletes the claim only while it is this one: a release that reached Redis late never forgets a
   claim someone else made since. A kept reply stays.
-  KEYS[1] the claim: <prefix>{<key>}
+  KEYS[1] the claim: <prefix>{<escaped key>}
   ARGV[1] token of the claim
   Returns 1 when deleted, 0 otherwise
 ]]

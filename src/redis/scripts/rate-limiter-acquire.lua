@@ -4,8 +4,8 @@
   arrival at the service happens between its start and its answer, so any window of `intervalMs`,
   whatever its phase, holds at most `requests` arrivals. A slot whose holder died frees when its
   lease ends.
-  KEYS[1] the slot log, a sorted set (member: one request's slot, score: when it frees): <prefix>{<key>}:slots
-  KEYS[2] the shared hold after a 429: <prefix>{<key>}:hold
+  KEYS[1] the slot log, a sorted set (member: one request's slot, score: when it frees): <prefix>{<escaped key>}:slots
+  KEYS[2] the shared hold after a 429: <prefix>{<escaped key>}:hold
   ARGV[1] requests
   ARGV[2] wanted
   ARGV[3] leaseMs

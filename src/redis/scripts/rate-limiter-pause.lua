@@ -1,6 +1,6 @@
 --[[
   Holds every start of every process until now + ms (after a 429); never shortens a hold.
-  KEYS[1] the shared hold: <prefix>{<key>}:hold
+  KEYS[1] the shared hold: <prefix>{<escaped key>}:hold
   ARGV[1] ms
   Returns 1
 ]]

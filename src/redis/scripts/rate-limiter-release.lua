@@ -1,6 +1,6 @@
 --[[
   The answers of requests came: each slot now frees one interval from now.
-  KEYS[1] the slot log: <prefix>{<key>}:slots
+  KEYS[1] the slot log: <prefix>{<escaped key>}:slots
   ARGV[1] intervalMs
   ARGV[2] the log's ttl (ms)
   ARGV[3..] members answered

@@ -1,0 +1,56 @@
+import { type Attributes, SpanKind } from '@opentelemetry/api';
+import { type ChannelHandler, errorType, num, parentOf, SYSTEM, type Telemetry, text } from './telemetry.js';
+
+/**
+ * `messaging-gateway-sdk:webhook`, one per delivery handled or received: a CONSUMER
+ * `process {event}` span with the outcome row and the status answered, linked to the span of each
+ * send of this process whose status it carries; `messaging.process.duration` and the outcome
+ * counter.
+ */
+export function webhookHandler(telemetry: Telemetry): ChannelHandler {
+  const processing = telemetry.meter.createHistogram('messaging.process.duration', {
+    description: 'Duration of handling one webhook delivery.',
+    unit: 's',
+  });
+  const outcomes = telemetry.meter.createCounter('gateway.webhook.outcomes', {
+    description: 'Webhook deliveries by outcome row of the handler.',
+    unit: '{delivery}',
+  });
+  return {
+    start: () =>
+      telemetry.tracer.startSpan(
+        'process',
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: { 'messaging.system': SYSTEM, 'messaging.operation.type': 'process' },
+        },
+        parentOf(telemetry),
+      ),
+    end(ctx, span, started) {
+      const kind = text(ctx.kind);
+      if (span) {
+        if (kind) span.updateName(`process ${kind}`);
+        span.setAttributes({
+          'gateway.webhook.api': text(ctx.api),
+          'gateway.webhook.event': kind,
+          'messaging.batch.message_count': num(ctx.items),
+          'gateway.webhook.outcome': text(ctx.outcome),
+          'http.response.status_code': num(ctx.status),
+        });
+        for (const id of Array.isArray(ctx.requestIds) ? ctx.requestIds : []) {
+          const link = telemetry.sends.get(String(id));
+          if (link) span.addLink({ context: link, attributes: { 'messaging.message.id': String(id) } });
+        }
+      }
+      const error = errorType(ctx);
+      const attributes: Attributes = {
+        'messaging.system': SYSTEM,
+        'messaging.operation.name': 'process',
+        ...(kind ? { 'gateway.webhook.event': kind } : {}),
+        ...(error ? { 'error.type': error } : {}),
+      };
+      processing.record((performance.now() - started) / 1000, attributes);
+      outcomes.add(1, { 'gateway.webhook.outcome': text(ctx.outcome) ?? 'unknown' });
+    },
+  };
+}
