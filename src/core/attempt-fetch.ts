@@ -6,8 +6,8 @@
 import { onAbort } from '../internal/on-abort.js';
 import type { FetchLike } from './options.js';
 
-/** The reason an attempt's signal aborts with when its time is up. */
-const TIMED_OUT = Symbol('attempt timed out');
+/** What an attempt rejects with when its time is up. */
+export const TIMED_OUT: unique symbol = Symbol('attempt timed out');
 
 /** The time of one attempt. */
 export interface Deadline {
@@ -18,9 +18,10 @@ export interface Deadline {
 }
 
 /**
- * Runs `work` within a {@link Deadline} of `ms` that also follows the caller's signal; the timer
- * and the link to the caller's signal end with the work. Rejects with the caller's reason when
- * that signal has aborted already.
+ * Runs `work` within a {@link Deadline} of `ms` that also follows the caller's signal, and
+ * settles by then whatever the work does: once the signal aborts, it rejects with
+ * {@link TIMED_OUT} or the caller's reason, and the work is left to end on its own (the signal
+ * tells it to). The timer and the link to the caller's signal end with it.
  */
 export async function withDeadline<T>(
   ms: number,
@@ -31,10 +32,20 @@ export async function withDeadline<T>(
   const controller = new AbortController();
   const { signal } = controller;
   const end = performance.now() + ms;
-  const timer = setTimeout(() => controller.abort(TIMED_OUT), ms);
-  const unlink = caller ? onAbort(caller, (reason) => controller.abort(reason)) : undefined;
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_resolve, reject) => {
+    stop = (reason) => {
+      controller.abort(reason);
+      reject(reason);
+    };
+  });
+  const timer = setTimeout(stop, ms, TIMED_OUT);
+  const unlink = caller ? onAbort(caller, stop) : undefined;
   try {
-    return await work({ signal, passed: () => signal.aborted || performance.now() >= end });
+    return await Promise.race([
+      work({ signal, passed: () => signal.aborted || performance.now() >= end }),
+      stopped,
+    ]);
   } finally {
     clearTimeout(timer);
     unlink?.();

@@ -1,5 +1,4 @@
 import type { KyInstance } from 'ky';
-import { untilAborted } from '../internal/on-abort.js';
 import type { Surface } from '../schemas/constants.js';
 import { fetchHoldingRequest } from './attempt-fetch.js';
 import { addressOf, type CallSpec, relativePath } from './call-spec.js';
@@ -41,10 +40,9 @@ export class Exchange {
   }
 
   /**
-   * Sends one request and reads its answer, both within `signal`: the exchange ends when the
-   * signal aborts, whatever the fetch does with it. `answered` runs once the headers are in.
-   * Resolves to the attempt's outcome, a failure included; rejects only with the reason of the
-   * caller's own signal.
+   * Sends one request under `signal` (the attempt's) and reads its answer. `answered` runs once
+   * the headers are in. Resolves to the attempt's outcome, a failure included; rejects only with
+   * the reason of the caller's own signal.
    */
   async send(
     spec: CallSpec,
@@ -54,12 +52,17 @@ export class Exchange {
     answered: () => void,
   ): Promise<Attempt> {
     try {
-      return await untilAborted(this.#send(spec, token, call, signal, answered), signal);
+      return await this.#send(spec, token, call, signal, answered);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const context = { ...this.#where(spec), timedOut: signal.aborted, timeoutMs: call.timeout };
-      return failedExchange(cause, context, this.#secrets());
+      return this.failed(spec, call, cause, signal.aborted);
     }
+  }
+
+  /** The outcome of an exchange that got no answer: its time ran out, or the connection failed. */
+  failed(spec: CallSpec, call: CallOptions, cause: unknown, timedOut: boolean): Attempt {
+    const context = { ...this.#where(spec), timedOut, timeoutMs: call.timeout };
+    return failedExchange(cause, context, this.#secrets());
   }
 
   async #send(

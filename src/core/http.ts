@@ -1,14 +1,14 @@
 import { untilAborted } from '../internal/on-abort.js';
 import { sleep } from '../internal/sleep.js';
 import type { WithResponse } from './api-promise.js';
-import { type Deadline, withDeadline } from './attempt-fetch.js';
+import { type Deadline, TIMED_OUT, withDeadline } from './attempt-fetch.js';
 import { attemptLine, ended, outcome, type Traced, withTrace } from './attempt-report.js';
 import { addressOf, type CallSpec } from './call-spec.js';
 import { CredentialSource } from './credentials.js';
 import { channels, safePath, traced } from './diagnostics.js';
 import { GatewayAbortError, GatewayTimeoutError } from './errors.js';
 import { Exchange } from './exchange.js';
-import { acquireWithin, LongWaits } from './limiter-wait.js';
+import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
 import type { RateLimiterLike, Release } from './rate-limiter.js';
@@ -158,43 +158,48 @@ export class HttpCore {
 
   /**
    * One attempt: one deadline covers the wait for the limiter, the headers and the body, so
-   * neither a long queue nor a stalled body can hang a call past `timeout`. The limiter's slot is
-   * given back once the answer's headers are in: the request has surely arrived by then, and
-   * reading the body does not hold back the next waiter.
+   * neither a long queue nor a stalled body (nor a limiter or a fetch that ignores the signal)
+   * can hang a call past `timeout`; time that runs out before the slot is granted means the
+   * request never left. The slot is given back once the answer's headers are in: the request has
+   * surely arrived by then, and reading the body does not hold back the next waiter.
    */
-  #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
-    return withDeadline(call.timeout, call.signal, async (deadline) => {
-      const release = once(await this.#acquire(spec, call, deadline));
-      const started = performance.now();
-      let attempt: Attempt;
-      try {
-        attempt = await this.#exchange.send(spec, token, call, deadline.signal, release);
-      } finally {
-        release();
-      }
-      if (this.log.debugOn) {
-        this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, performance.now() - started)}`);
-      }
-      return attempt;
-    });
+  async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
+    let sentAt: number | undefined;
+    let attempt: Attempt;
+    try {
+      attempt = await withDeadline(call.timeout, call.signal, async (deadline) => {
+        const release = once(await this.#acquire(spec, call, deadline));
+        sentAt = performance.now();
+        try {
+          return await this.#exchange.send(spec, token, call, deadline.signal, release);
+        } finally {
+          release();
+        }
+      });
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      if (error !== TIMED_OUT) throw error;
+      if (sentAt === undefined) throw this.#notSent(spec, call);
+      attempt = this.#exchange.failed(spec, call, undefined, true);
+    }
+    if (this.log.debugOn) {
+      const ms = performance.now() - (sentAt as number);
+      this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, ms)}`);
+    }
+    return attempt;
   }
 
   /**
-   * A slot of the limiter, within the attempt's deadline; undefined when there is no limiter. A
-   * call whose time ran out in the queue, or whose slot came at the deadline, never left.
+   * A slot of the limiter, or undefined when there is none. A slot granted at or past the
+   * deadline (the process was busy, the timer has not run yet) is given back at once: the call
+   * never leaves.
    */
   async #acquire(spec: CallSpec, call: CallOptions, deadline: Deadline): Promise<Release | undefined> {
     const limiter = this.limiter;
     if (!limiter) return undefined;
     const started = performance.now();
-    let release: Release;
-    try {
-      const path = () => ({ path: safePath(spec.path) });
-      release = await traced(channels.ratelimit, path, () => acquireWithin(limiter, deadline.signal));
-    } catch (error) {
-      if (!deadline.signal.aborted) throw error;
-      throw this.#notSent(spec, call);
-    }
+    const path = () => ({ path: safePath(spec.path) });
+    const release = await traced(channels.ratelimit, path, () => limiter.acquire(deadline.signal));
     if (deadline.passed()) {
       release();
       throw this.#notSent(spec, call);

@@ -1,23 +1,3 @@
-import { untilAborted } from '../internal/on-abort.js';
-import type { RateLimiterLike, Release } from './rate-limiter.js';
-
-/**
- * `limiter.acquire(signal)`, bounded by the signal whatever the limiter does: a limiter that
- * ignores its signal still cannot hold the call past its timeout, and a slot it grants too late
- * is given back at once.
- */
-export async function acquireWithin(limiter: RateLimiterLike, signal: AbortSignal): Promise<Release> {
-  signal.throwIfAborted();
-  const granted = limiter.acquire(signal);
-  try {
-    return await untilAborted(granted, signal);
-  } catch (error) {
-    // A slot granted once the time is up goes straight back.
-    if (signal.aborted) granted.then((release) => release()).catch(() => {});
-    throw error;
-  }
-}
-
 /**
  * Waits of over a second for the limiter, told at most once a second: a burst of a thousand
  * sends is one line with a count, not a thousand lines.
