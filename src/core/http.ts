@@ -1,146 +1,56 @@
-import type { KyInstance, Options } from 'ky';
-import { onAbort, untilAborted } from '../internal/on-abort.js';
+import { untilAborted } from '../internal/on-abort.js';
 import { sleep } from '../internal/sleep.js';
-import type { Surface } from '../schemas/constants.js';
 import type { WithResponse } from './api-promise.js';
+import { type Deadline, TIMED_OUT, withDeadline } from './attempt-fetch.js';
+import { attemptLine, ended, outcome, type Traced, withTrace } from './attempt-report.js';
+import { addressOf, type CallSpec } from './call-spec.js';
 import { CredentialSource } from './credentials.js';
 import { channels, safePath, traced } from './diagnostics.js';
-import { GatewayAbortError, GatewayResponseError, GatewayTimeoutError } from './errors.js';
-import { acquireWithin } from './limiter-wait.js';
+import { GatewayAbortError, GatewayTimeoutError } from './errors.js';
+import { Exchange } from './exchange.js';
+import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
-import type { FetchLike, RequestOptions } from './options.js';
-import { RateLimiter, type RateLimiterLike } from './rate-limiter.js';
-import { redact } from './redact.js';
+import type { RequestOptions } from './options.js';
+import type { RateLimiterLike, Release } from './rate-limiter.js';
 import { type CallOptions, type ResolvedClientOptions, resolveCallOptions } from './resolve-options.js';
-import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
-import {
-  type Attempt,
-  type AttemptFailure,
-  backoffDelay,
-  isRetryable,
-  parseRetryAfter,
-} from './retry-policy.js';
-import { failedExchange } from './transport-errors.js';
-import { USER_AGENT } from './user-agent.js';
+import { type Attempt, backoffDelay, isRetryable } from './retry-policy.js';
 
-/** One call as the resources describe it: no HTTP detail beyond method, path, query, body. */
-export interface CallSpec {
-  surface: Surface;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Path below the base address, e.g. `/v2/messages`. */
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  /** Where a send goes (ids and kinds only: no text, no phone), for the diagnostics channels. */
-  destination?: { chatType: string | undefined; channelId: string | undefined };
-}
-
-/** The reason the attempt's own controller aborts with when its time is up. */
-export const TIMED_OUT = Symbol('attempt timed out');
+export type { CallSpec } from './call-spec.js';
 
 /**
- * The option that carries an attempt's signal through ky to fetch: ky passes the options it does
- * not know to fetch as they are, and {@link fetchWithAttemptSignal} makes it the fetch's `signal`.
- */
-const ATTEMPT_SIGNAL = 'mgsdkAttemptSignal';
-
-/**
- * The runtime's own fetch, as it was when this module loaded: the one fetch trusted to reject on
- * its `init.signal` in every phase (connect, headers, body). A fetch put in place of the global
- * one later (a test double, `vi.stubGlobal`, an interceptor) is a fetch like a user's.
- */
-const BUILT_IN_FETCH: FetchLike | undefined = globalThis.fetch;
-
-/** Whether the call's fetch is the runtime's own, so the attempt need not be raced with its signal. */
-const usesBuiltInFetch = (fetch: FetchLike | undefined) =>
-  fetch === undefined && globalThis.fetch === BUILT_IN_FETCH;
-
-/**
- * The fetch ky calls: the client's (or the global one, looked up at each call, so a test that
- * replaces it is heard), given the attempt's own signal as `init.signal`, which takes the place
- * of the signal of ky's request. Any fetch but the runtime's own also gets a request whose
- * `signal` is the attempt's: a fetch that passes on the request and drops `init` (a proxy agent's
- * `(request) => fetch(request, { dispatcher })`) then still stops its request at the timeout and
- * at the caller's abort, as it did when ky was given the signal.
- */
-function fetchWithAttemptSignal(fetch: FetchLike | undefined): FetchLike {
-  return (input, init) => {
-    const { [ATTEMPT_SIGNAL]: signal, ...rest } = (init ?? {}) as RequestInit & {
-      [ATTEMPT_SIGNAL]?: AbortSignal;
-    };
-    const use = fetch ?? globalThis.fetch;
-    if (!signal) return use(input, rest);
-    if (usesBuiltInFetch(fetch)) return use(input, { ...rest, signal });
-    const request = input instanceof Request ? new Request(input, { signal }) : input;
-    const fetched = use(request, { ...rest, signal });
-    // Held until the fetch settles: undici's Request follows the signal it was given through a
-    // weak reference, and a fetch handed only the request makes a request of its own that follows
-    // this one's signal. Unheld, a garbage collection mid-request cut the timeout and the caller's
-    // abort off from the connection, which then stayed open.
-    return Promise.resolve(fetched).finally(() => void request);
-  };
-}
-
-/** A path below the base address, without its leading slash (ky's prefix adds one). */
-const relative = (path: string) => path.replace(/^\/+/, '');
-
-/**
- * The HTTP machinery of GatewayClient: auth, the rate limiter, one ky call per attempt, the
- * retry policy, the envelope and the log. It knows nothing of resources.
+ * The HTTP machinery of GatewayClient: the credential, the rate limiter, the retry policy, the
+ * log and the diagnostics channels around one {@link Exchange} per attempt. It knows nothing of
+ * resources.
  */
 export class HttpCore {
   readonly #options: ResolvedClientOptions;
-  // Loaded on the first call, not at import: ky costs about as much to load as zod.
-  #ky: Promise<Record<Surface, KyInstance>> | undefined;
-  readonly #kyOptions: Parameters<KyInstance['create']>[0];
-  readonly #credentials: Record<Surface, CredentialSource>;
-  readonly #prefix: Record<Surface, string>;
-  readonly #headers: Record<string, string>;
+  readonly #credentials: Record<CallSpec['surface'], CredentialSource>;
+  readonly #exchange: Exchange;
+  readonly #longWaits = new LongWaits();
   /** The limiter shared by every namespace of one client; undefined when turned off. */
   readonly limiter: RateLimiterLike | undefined;
   /** The client's log, scrubbed of credentials and phone numbers. */
   readonly log: Log;
-  #longWaits = { count: 0, longest: 0, loggedAt: Number.NEGATIVE_INFINITY };
 
   constructor(options: ResolvedClientOptions) {
     this.#options = options;
     this.limiter = options.limiter;
-    this.#prefix = { v2: options.baseUrl, v3: options.v3BaseUrl };
-    // One attempt per ky call: retries, time-outs and errors are this class's policy. Redirects
-    // are answers, never followed: a 307 would re-send a message body to another host (issue 11).
-    const base = {
-      retry: 0,
-      timeout: false as const,
-      throwHttpErrors: false,
-      redirect: 'manual' as const,
-      fetch: fetchWithAttemptSignal(options.fetch),
-    };
-    this.#kyOptions = base;
     this.#credentials = {
       v2: new CredentialSource(options.token, 'token (GATEWAY_TOKEN)'),
       v3: new CredentialSource(options.apiKey, 'apiKey (GATEWAY_API_KEY)'),
     };
-    this.#headers = { 'user-agent': USER_AGENT, accept: 'application/json, text/plain', ...options.headers };
+    this.#exchange = new Exchange(options, () => this.#secrets());
     this.log = new Log(options.logger, options.logLevel, () => this.#secrets());
-  }
-  /** The two ky instances (v2, v3), created when the first call needs them. */
-  #instances(): Promise<Record<Surface, KyInstance>> {
-    this.#ky ??= import('ky').then(
-      ({ default: ky }) => ({
-        v2: ky.create({ ...this.#kyOptions, prefix: this.#options.baseUrl }),
-        v3: ky.create({ ...this.#kyOptions, prefix: this.#options.v3BaseUrl }),
-      }),
-      (error: unknown) => {
-        this.#ky = undefined; // let the next call try again
-        throw error;
-      },
-    );
-    return this.#ky;
   }
 
   /** Whether request bodies are checked before sending. */
   get validateRequests(): boolean {
     return this.#options.validateRequests;
+  }
+
+  /** The full address of a call, as errors report it (credentials travel in headers, never here). */
+  urlOf(spec: CallSpec): string {
+    return this.#exchange.urlOf(spec);
   }
 
   /**
@@ -162,13 +72,14 @@ export class HttpCore {
       } catch (error) {
         ended(trace, error as Traced);
         if (call.signal?.aborted && error === call.signal.reason) {
-          throw new GatewayAbortError({ ...this.#where(spec), cause: error });
+          throw new GatewayAbortError({ method: spec.method, url: this.urlOf(spec), cause: error });
         }
         throw error;
       }
     });
   }
 
+  /** The attempts of one call: a 401 asks a token function once more, a failure may be repeated. */
   async #call(spec: CallSpec, call: CallOptions, trace?: Traced): Promise<WithResponse<unknown>> {
     const credentials = this.#credentials[spec.surface];
     let refreshed = false;
@@ -180,17 +91,7 @@ export class HttpCore {
         ? untilAborted(credentials.get(), call.signal)
         : credentials.get());
       if (trace) trace.attempts = attempt;
-      const result = await traced(
-        channels.attempt,
-        () => ({
-          method: spec.method,
-          path: safePath(spec.path),
-          url: this.#prefix[spec.surface].replace(/\/+$/, '') + safePath(spec.path),
-          attempt,
-        }),
-        async (at: Traced | undefined) =>
-          ended(at, await this.#attempt(spec, token, withTrace(call, at), attempt)),
-      );
+      const result = await this.#tracedAttempt(spec, token, call, attempt);
       if (result.ok) return result.answer;
 
       const status = result.failure.kind === 'status' ? result.failure.status : 0;
@@ -242,170 +143,80 @@ export class HttpCore {
     }
   }
 
-  /** The full address of a call, as errors report it (credentials travel in headers, never here). */
-  urlOf(spec: CallSpec): string {
-    const base = this.#prefix[spec.surface].replace(/\/+$/, '');
-    const query = spec.query ? `?${new URLSearchParams(spec.query)}` : '';
-    return `${base}/${relative(spec.path)}${query}`;
+  /** One attempt, published on the attempt channel. */
+  #tracedAttempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
+    const context = () => ({
+      method: spec.method,
+      path: safePath(spec.path),
+      url: addressOf(this.#exchange.baseOf(spec.surface), safePath(spec.path)), // no query
+      attempt: n,
+    });
+    return traced(channels.attempt, context, async (at: Traced | undefined) =>
+      ended(at, await this.#attempt(spec, token, withTrace(call, at), n)),
+    );
   }
 
   /**
-   * One attempt: one timer covers the wait for the limiter, the headers and the body, so neither
-   * a long queue nor a stalled body can hang a call past `timeout`.
+   * One attempt: one deadline covers the wait for the limiter, the headers and the body, so
+   * neither a long queue nor a stalled body (nor a limiter or a fetch that ignores the signal)
+   * can hang a call past `timeout`; time that runs out before the slot is granted means the
+   * request never left. The slot is given back once the answer's headers are in: the request has
+   * surely arrived by then, and reading the body does not hold back the next waiter.
    */
   async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
-    if (call.signal?.aborted) throw call.signal.reason;
-    const controller = new AbortController();
-    const deadline = performance.now() + call.timeout;
-    const timer = setTimeout(() => controller.abort(TIMED_OUT), call.timeout);
-    const unlink = call.signal ? onAbort(call.signal, (reason) => controller.abort(reason)) : undefined;
-    try {
-      let release = this.limiter && (await this.#acquire(spec, controller.signal, call));
-      if (release && (controller.signal.aborted || performance.now() >= deadline)) {
-        // A slot granted at (or past) the deadline: the call never left, and never will.
-        release();
-        if (call.signal?.aborted) throw call.signal.reason;
-        throw this.#notSent(spec, call);
-      }
-      // The slot is given back once the answer's headers are in: the request has surely arrived
-      // by then, and reading the body does not hold back the next waiter.
-      const answered = () => {
-        const give = release;
-        release = undefined;
-        give?.();
-      };
-      try {
-        return await this.#exchange(spec, token, call, controller.signal, n, answered);
-      } finally {
-        answered();
-      }
-    } finally {
-      clearTimeout(timer);
-      unlink?.();
-    }
-  }
-
-  async #acquire(spec: CallSpec, signal: AbortSignal, call: CallOptions) {
-    const started = performance.now();
-    try {
-      const limiter = this.limiter as RateLimiterLike;
-      // The built-in limiter honours its signal; only a limiter of the user's needs the guard.
-      const release = await traced(
-        channels.ratelimit,
-        () => ({ path: safePath(spec.path) }),
-        () => (limiter instanceof RateLimiter ? limiter.acquire(signal) : acquireWithin(limiter, signal)),
-      );
-      if (this.log.warnOn) this.#noteQueueWait(spec, performance.now() - started);
-      return release;
-    } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason;
-      if (!signal.aborted) throw error;
-      throw this.#notSent(spec, call);
-    }
-  }
-
-  /** A call that timed out waiting for the rate limiter: never sent, so retryable even for a POST. */
-  #notSent(spec: CallSpec, call: CallOptions): GatewayTimeoutError {
-    return new GatewayTimeoutError({
-      ...this.#where(spec),
-      timeoutMs: call.timeout,
-      queued: true,
-      retryable: true,
-    });
-  }
-
-  /**
-   * Warns of waits over a second for the limiter, at most one line a second: a burst of a
-   * thousand sends is one line with a count, not a thousand lines.
-   */
-  #noteQueueWait(spec: CallSpec, waited: number): void {
-    if (waited <= 1000) return;
-    const waits = this.#longWaits;
-    waits.count++;
-    waits.longest = Math.max(waits.longest, waited);
-    const now = performance.now();
-    if (now - waits.loggedAt < 1000) return;
-    const others = waits.count > 1 ? ` (${waits.count} such waits since the last line)` : '';
-    this.log.warn(
-      `${spec.method} ${spec.path}: waited ${Math.round(waits.longest)} ms for the rate limiter${others}`,
-    );
-    this.#longWaits = { count: 0, longest: 0, loggedAt: now };
-  }
-
-  async #exchange(
-    spec: CallSpec,
-    token: string,
-    call: CallOptions,
-    signal: AbortSignal,
-    n: number,
-    answered: () => void,
-  ) {
-    const started = performance.now();
-    const headers = call.headers ? { ...this.#headers, ...call.headers } : { ...this.#headers };
-    headers.authorization = `Bearer ${token}`;
+    let sentAt: number | undefined;
     let attempt: Attempt;
     try {
-      const instances = await this.#instances();
-      const exchange = instances[spec.surface](relative(spec.path), {
-        method: spec.method,
-        headers,
-        json: spec.body,
-        searchParams: spec.query,
-        // Not `signal`: ky would merge it with its own through AbortSignal.any, ~5% of a call.
-        [ATTEMPT_SIGNAL]: signal,
-      } as Options).then((response) => {
-        answered();
-        return this.#answer(spec, response);
+      attempt = await withDeadline(call.timeout, call.signal, async (deadline) => {
+        const release = once(await this.#acquire(spec, call, deadline));
+        sentAt = performance.now();
+        try {
+          return await this.#exchange.send(spec, token, call, deadline.signal, release);
+        } finally {
+          release();
+        }
       });
-      // Any fetch but the runtime's own (the user's, or a double in place of the global one) is
-      // raced with our own signal: the call settles at its deadline whatever that fetch does with
-      // the signal. The built-in fetch rejects on it, headers or body, so the race would only
-      // cost (a listener and three promises per call).
-      attempt = usesBuiltInFetch(this.#options.fetch) ? await exchange : await untilAborted(exchange, signal);
-    } catch (cause) {
+    } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const timedOut = signal.aborted;
-      attempt = failedExchange(
-        cause,
-        { ...this.#where(spec), timedOut, timeoutMs: call.timeout },
-        this.#secrets(),
-      );
+      if (error !== TIMED_OUT) throw error;
+      if (sentAt === undefined) throw this.#notSent(spec, call);
+      attempt = this.#exchange.failed(spec, call, undefined, true);
     }
-    if (this.log.debugOn)
-      this.log.debug(`${spec.method} ${spec.path} ${outcome(attempt)} ${attemptFacts(attempt, n, started)}`);
+    if (this.log.debugOn) {
+      const ms = performance.now() - (sentAt as number);
+      this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, ms)}`);
+    }
     return attempt;
   }
 
-  async #answer(spec: CallSpec, response: Response): Promise<Attempt> {
-    const limit = this.#options.maxResponseBytes;
-    const text = await readText(response, limit);
-    if (text === undefined) {
-      const { status } = response;
-      const tooLarge = new GatewayResponseError({
-        ...this.#where(spec),
-        status,
-        why: `over maxResponseBytes (${limit})`,
-      });
-      return { ok: false, failure: { kind: 'status', status }, error: tooLarge };
+  /**
+   * A slot of the limiter, or undefined when there is none. A slot granted at or past the
+   * deadline (the process was busy, the timer has not run yet) is given back at once: the call
+   * never leaves.
+   */
+  async #acquire(spec: CallSpec, call: CallOptions, deadline: Deadline): Promise<Release | undefined> {
+    const limiter = this.limiter;
+    if (!limiter) return undefined;
+    const started = performance.now();
+    const path = () => ({ path: safePath(spec.path) });
+    const release = await traced(channels.ratelimit, path, () => limiter.acquire(deadline.signal));
+    if (deadline.passed()) {
+      release();
+      throw this.#notSent(spec, call);
     }
-    const body = parseBody(text);
-    const requestId = requestIdOf(response.headers, body);
-    if (response.ok) {
-      const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
-      return { ok: true, answer: { data, response, requestId } };
-    }
-    const init = apiErrorInit(response.status, body, response.headers, this.#where(spec));
-    const failure: AttemptFailure = { kind: 'status', status: response.status };
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-    const ErrorClass = apiErrorClass(response.status);
-    const retryable = isRetryable(spec.method, failure);
-    const error = new ErrorClass({ ...redact(init, this.#secrets()), retryable, retryAfterMs });
-    return { ok: false, failure, error, retryAfterMs };
+    const line = this.log.warnOn ? this.#longWaits.note(performance.now() - started) : undefined;
+    if (line) this.log.warn(`${spec.method} ${spec.path}: ${line}`);
+    return release;
   }
 
-  /** Built only when an error needs it: a successful call never pays for it. */
-  #where(spec: CallSpec) {
-    return { method: spec.method, url: this.urlOf(spec) };
+  /**
+   * Why a call that never left the queue ends: the caller's abort, else a time-out that is
+   * retryable even for a POST, since nothing was sent.
+   */
+  #notSent(spec: CallSpec, call: CallOptions): unknown {
+    if (call.signal?.aborted) return call.signal.reason;
+    const where = { method: spec.method, url: this.urlOf(spec) };
+    return new GatewayTimeoutError({ ...where, timeoutMs: call.timeout, queued: true, retryable: true });
   }
 
   #secrets(): string[] {
@@ -413,43 +224,11 @@ export class HttpCore {
   }
 }
 
-/** A context of the request or attempt channel, with the facts its end adds. */
-type Traced = {
-  [fact: string]: unknown;
-  status?: number;
-  requestId?: string;
-  attempts?: number;
-  response?: Response;
-};
-
-/** Copies the status and request id of an answer, an attempt or an error onto a traced context. */
-function ended<T>(trace: Traced | undefined, value: T): T {
-  if (!trace) return value;
-  const v = value as Traced & { answer?: Traced; error?: Traced };
-  const from = v.answer ?? v.error ?? v;
-  trace.status = from.response?.status ?? from.status;
-  trace.requestId = from.requestId;
-  return value;
-}
-
-/** A subscriber may set `traceparent` on an attempt's context at its start: it is sent as a header. */
-function withTrace(call: CallOptions, at: Traced | undefined): CallOptions {
-  const parent = at?.traceparent;
-  return typeof parent === 'string' ? { ...call, headers: { ...call.headers, traceparent: parent } } : call;
-}
-
-/** `200`, `429`, `timeout` or the connection's error code, for a log line. */
-function outcome(attempt: Attempt): string {
-  if (attempt.ok) return String(attempt.answer.response.status);
-  const { failure } = attempt;
-  if (failure.kind === 'status') return String(failure.status);
-  return failure.kind === 'timeout' ? 'timeout' : (failure.errorCode ?? 'no response');
-}
-
-function attemptFacts(attempt: Attempt, n: number, started: number): string {
-  const requestId = attempt.ok
-    ? attempt.answer.requestId
-    : (attempt.error as { requestId?: string }).requestId;
-  const duration = Math.round(performance.now() - started);
-  return `attempt=${n} duration=${duration}ms request_id=${requestId ?? '-'}`;
+/** `release`, callable any number of times, giving the slot back once; a no-op for none. */
+function once(release: Release | undefined): () => void {
+  return () => {
+    const give = release;
+    release = undefined;
+    give?.();
+  };
 }

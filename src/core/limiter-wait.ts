@@ -1,38 +1,23 @@
-import { onAbort } from '../internal/on-abort.js';
-import type { RateLimiterLike, Release } from './rate-limiter.js';
-
 /**
- * `limiter.acquire(signal)`, bounded by the signal whatever the limiter does: a limiter that
- * ignores its signal still cannot hold the call past its timeout, and a slot it grants too late
- * is given back at once.
+ * Waits of over a second for the limiter, told at most once a second: a burst of a thousand
+ * sends is one line with a count, not a thousand lines.
  */
-export function acquireWithin(limiter: RateLimiterLike, signal: AbortSignal): Promise<Release> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<Release>((resolve, reject) => {
-    let settled = false;
-    const cancel = onAbort(signal, (reason) => {
-      settled = true;
-      reject(reason);
-    });
-    const granted = (release: Release) => {
-      cancel();
-      if (settled) release();
-      else {
-        settled = true;
-        resolve(release);
-      }
-    };
-    const refused = (error: unknown) => {
-      cancel();
-      if (!settled) {
-        settled = true;
-        reject(error);
-      }
-    };
-    try {
-      limiter.acquire(signal).then(granted, refused);
-    } catch (error) {
-      refused(error);
-    }
-  });
+export class LongWaits {
+  #count = 0;
+  #longest = 0;
+  #toldAt = Number.NEGATIVE_INFINITY;
+
+  /** Notes a wait of `ms`; returns the line to log now, or undefined when there is none. */
+  note(ms: number, now: number = performance.now()): string | undefined {
+    if (ms <= 1000) return undefined;
+    this.#count++;
+    this.#longest = Math.max(this.#longest, ms);
+    if (now - this.#toldAt < 1000) return undefined;
+    const others = this.#count > 1 ? ` (${this.#count} such waits since the last line)` : '';
+    const line = `waited ${Math.round(this.#longest)} ms for the rate limiter${others}`;
+    this.#count = 0;
+    this.#longest = 0;
+    this.#toldAt = now;
+    return line;
+  }
 }

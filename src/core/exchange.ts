@@ -1,0 +1,144 @@
+import type { KyInstance } from 'ky';
+import type { Surface } from '../schemas/constants.js';
+import { fetchHoldingRequest } from './attempt-fetch.js';
+import { addressOf, type CallSpec, relativePath } from './call-spec.js';
+import { GatewayResponseError } from './errors.js';
+import { redact } from './redact.js';
+import type { CallOptions, ResolvedClientOptions } from './resolve-options.js';
+import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
+import { type Attempt, type AttemptFailure, isRetryable, parseRetryAfter } from './retry-policy.js';
+import { failedExchange } from './transport-errors.js';
+import { USER_AGENT } from './user-agent.js';
+
+/**
+ * One request and its answer, through ky: the ky instances of the two APIs, the headers and the
+ * credential, and the answer read into an {@link Attempt} (the envelope opened, or the API error
+ * built). It knows nothing of retries, the rate limiter or the log.
+ */
+export class Exchange {
+  readonly #options: ResolvedClientOptions;
+  readonly #headers: Record<string, string>;
+  readonly #secrets: () => string[];
+  // Loaded on the first call, not at import: ky costs about as much to load as zod.
+  #ky: Promise<Record<Surface, KyInstance>> | undefined;
+
+  /** @param secrets the credentials in use, kept out of every error */
+  constructor(options: ResolvedClientOptions, secrets: () => string[]) {
+    this.#options = options;
+    this.#secrets = secrets;
+    this.#headers = { 'user-agent': USER_AGENT, accept: 'application/json, text/plain', ...options.headers };
+  }
+
+  /** The base address of an API. */
+  baseOf(surface: Surface): string {
+    return surface === 'v2' ? this.#options.baseUrl : this.#options.v3BaseUrl;
+  }
+
+  /** The full address of a call, as errors report it. */
+  urlOf(spec: CallSpec): string {
+    return addressOf(this.baseOf(spec.surface), spec.path, spec.query);
+  }
+
+  /**
+   * Sends one request under `signal` (the attempt's) and reads its answer. `answered` runs once
+   * the headers are in. Resolves to the attempt's outcome, a failure included; rejects only with
+   * the reason of the caller's own signal.
+   */
+  async send(
+    spec: CallSpec,
+    token: string,
+    call: CallOptions,
+    signal: AbortSignal,
+    answered: () => void,
+  ): Promise<Attempt> {
+    try {
+      return await this.#send(spec, token, call, signal, answered);
+    } catch (cause) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      return this.failed(spec, call, cause, signal.aborted);
+    }
+  }
+
+  /** The outcome of an exchange that got no answer: its time ran out, or the connection failed. */
+  failed(spec: CallSpec, call: CallOptions, cause: unknown, timedOut: boolean): Attempt {
+    const context = { ...this.#where(spec), timedOut, timeoutMs: call.timeout };
+    return failedExchange(cause, context, this.#secrets());
+  }
+
+  async #send(
+    spec: CallSpec,
+    token: string,
+    call: CallOptions,
+    signal: AbortSignal,
+    answered: () => void,
+  ): Promise<Attempt> {
+    const instances = await this.#instances();
+    const response = await instances[spec.surface](relativePath(spec.path), {
+      method: spec.method,
+      // The call's own headers add to the client's; the credential is always the client's.
+      headers: { ...this.#headers, ...call.headers, authorization: `Bearer ${token}` },
+      json: spec.body,
+      searchParams: spec.query,
+      signal,
+    });
+    answered();
+    return this.#answer(spec, response);
+  }
+
+  /**
+   * The two ky instances (v2, v3), created when the first call needs them. Each makes one attempt
+   * per call: retries, time-outs and errors are the client's policy. Redirects are answers, never
+   * followed: a 307 would send a message's body again, to another host.
+   */
+  #instances(): Promise<Record<Surface, KyInstance>> {
+    this.#ky ??= import('ky').then(
+      ({ default: ky }) => {
+        const base = {
+          retry: 0,
+          timeout: false as const,
+          throwHttpErrors: false,
+          redirect: 'manual' as const,
+          fetch: fetchHoldingRequest(this.#options.fetch),
+        };
+        return {
+          v2: ky.create({ ...base, prefix: this.baseOf('v2') }),
+          v3: ky.create({ ...base, prefix: this.baseOf('v3') }),
+        };
+      },
+      (error: unknown) => {
+        this.#ky = undefined; // let the next call try again
+        throw error;
+      },
+    );
+    return this.#ky;
+  }
+
+  /** Reads an answer: its data (v2: the envelope's), or the error its status stands for. */
+  async #answer(spec: CallSpec, response: Response): Promise<Attempt> {
+    const limit = this.#options.maxResponseBytes;
+    const { status } = response;
+    const text = await readText(response, limit);
+    if (text === undefined) {
+      const why = `over maxResponseBytes (${limit})`;
+      const error = new GatewayResponseError({ ...this.#where(spec), status, why });
+      return { ok: false, failure: { kind: 'status', status }, error };
+    }
+    const body = parseBody(text);
+    if (response.ok) {
+      const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
+      return { ok: true, answer: { data, response, requestId: requestIdOf(response.headers, body) } };
+    }
+    const init = apiErrorInit(status, body, response.headers, this.#where(spec));
+    const failure: AttemptFailure = { kind: 'status', status };
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    const retryable = isRetryable(spec.method, failure);
+    const ErrorClass = apiErrorClass(status);
+    const error = new ErrorClass({ ...redact(init, this.#secrets()), retryable, retryAfterMs });
+    return { ok: false, failure, error, retryAfterMs };
+  }
+
+  /** Built only when an error needs it: a successful call never pays for it. */
+  #where(spec: CallSpec) {
+    return { method: spec.method, url: this.urlOf(spec) };
+  }
+}
