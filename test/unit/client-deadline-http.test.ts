@@ -1,7 +1,6 @@
 // The built-in fetch on real HTTP: a call settles at its deadline, or at the caller's abort,
-// wherever the service stalls (before the headers, or in the middle of the body). The client
-// races a user's fetch with its own signal; the built-in one is trusted to honour the signal, and
-// these tests are what that trust rests on.
+// wherever the service stalls (before the headers, or in the middle of the body). Every fetch,
+// built-in or the user's, is raced with the attempt's deadline and the caller's signal.
 import type { ServerResponse } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
