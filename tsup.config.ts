@@ -1,11 +1,25 @@
-import { defineConfig } from 'tsup';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 
-// All entries are built in one pass with code splitting, so the classes they share (the errors
-// above all) live in one chunk: an error thrown through `/webhooks` is `instanceof` the class
-// exported by the main entry, in ESM and in CJS alike (DESIGN.md, Entry points).
-// The bin `messaging-gateway` (dist/cli.js) keeps the shebang of src/cli/main.ts, and tsup marks
-// a file with a shebang executable.
-// The public entries: each gets its .d.ts; the bin needs none.
+// Three builds into dist/, run side by side:
+//
+// - ESM, one file per source module (`bundle: false`): what bundlers read. A user's bundler keeps
+//   only the modules an import reaches (package.json has `sideEffects: false`), so a script that
+//   only sends ships none of the webhook handler. A split build puts every module that the same
+//   entries reach into one shared chunk, and a bundler cannot drop the top-level code of a chunk it
+//   imports anything from (zod schema calls, class definitions): the send-only script then carried
+//   the whole handler (DESIGN.md, Entry points: Size).
+// - CJS, all entries in one pass with code splitting, so the classes they share (the errors above
+//   all) live in one chunk: an error thrown through `/webhooks` is `instanceof` the class exported
+//   by the main entry. In ESM each module is one file, so each class has one copy there too.
+// - The declarations of the public entries (`.d.ts` for import, `.d.cts` for require).
+//
+// Each build cleans only its own files (the builds run at once): the patterns after `**/*` keep
+// the others'. The bin `messaging-gateway` is dist/cli.js, a two-line file that imports
+// dist/cli/main.js (with its shebang, and executable).
+
+/** The public entries: each gets its .d.ts and .d.cts; the bin needs none. */
 const entries = {
   index: 'src/index.ts',
   webhooks: 'src/webhooks.ts',
@@ -15,17 +29,46 @@ const entries = {
   otel: 'src/otel.ts',
 };
 
-export default defineConfig({
-  entry: { ...entries, cli: 'src/cli/main.ts' },
-  format: ['esm', 'cjs'],
-  splitting: true,
-  dts: { entry: entries },
+const DECLARATIONS = '!**/*.d.{ts,cts,mts}';
+
+const shared: Options = {
   sourcemap: true,
-  clean: true,
-  treeshake: true,
   target: 'node22',
   platform: 'neutral',
   // Keep `node:` in imports: Deno and workers resolve built-ins only by that prefix.
   removeNodeProtocol: false,
   external: ['ky', 'zod', 'eventemitter3', 'ioredis', 'redis', '@opentelemetry/api', /^node:/],
-});
+};
+
+function writeBin(outDir: string): void {
+  const bin = join(outDir, 'cli.js');
+  writeFileSync(bin, "#!/usr/bin/env node\nimport './cli/main.js';\n");
+  chmodSync(bin, 0o755);
+}
+
+// `tsup --out-dir <dir>` (test/e2e/declarations.test.ts) builds elsewhere: the bin goes there too.
+export default defineConfig((cli) => [
+  {
+    ...shared,
+    entry: ['src/**/*.ts'],
+    format: ['esm'],
+    bundle: false,
+    clean: ['!**/*.cjs', '!**/*.cjs.map', DECLARATIONS],
+    onSuccess: async () => writeBin(cli.outDir ?? 'dist'),
+  },
+  {
+    ...shared,
+    entry: entries,
+    format: ['cjs'],
+    splitting: true,
+    treeshake: true,
+    clean: ['!**/*.js', '!**/*.js.map', DECLARATIONS],
+  },
+  {
+    ...shared,
+    entry: entries,
+    format: ['esm', 'cjs'],
+    dts: { entry: entries, only: true },
+    clean: true,
+  },
+]);

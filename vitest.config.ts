@@ -1,5 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { tooOldNode } from './scripts/check-node.mjs';
+import { skipFrameworkMatrix } from './test/support/system-parts.js';
+
+// On a Node older than package.json's engines the suite fails by the hundred: stop with one line.
+const tooOld = tooOldNode();
+if (tooOld) {
+  console.error(tooOld);
+  process.exit(1);
+}
 
 const src = (file: string) => fileURLToPath(new URL(`./src/${file}`, import.meta.url));
 
@@ -18,6 +27,12 @@ export default defineConfig({
   test: {
     // examples/*.test.ts are the README's testing example: run in CI like every other test.
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The framework matrix has its own packages (test/frameworks/package.json): without them its
+    // files are left out, with one line saying how to install them (node:http needs none).
+    exclude: [
+      ...configDefaults.exclude,
+      ...(skipFrameworkMatrix() ? ['test/frameworks/!(node-http).test.ts'] : []),
+    ],
     // Builds dist/ when it is missing or stale: the Bun, Deno and workerd tests run the built entry.
     globalSetup: ['test/frameworks/global-setup.ts'],
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },

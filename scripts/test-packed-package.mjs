@@ -191,7 +191,9 @@ async function checkBin(dir) {
 function checkFileList(paths) {
   const files = paths.map((path) => path.replace(/^package\//, ''));
   const allowed = [
-    /^dist\/[\w.-]+\.(js|cjs|d\.ts|d\.cts)(\.map)?$/,
+    // ESM: one file per source module, in src/'s folders; CJS: the entries and their shared chunks.
+    /^dist\/([\w-]+\/)*[\w.-]+\.js(\.map)?$/,
+    /^dist\/[\w.-]+\.(cjs|d\.ts|d\.cts)(\.map)?$/,
     /^docs\/[\w-]+\.md$/,
     /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
   ];

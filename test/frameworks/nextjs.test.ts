@@ -1,8 +1,9 @@
 // Next.js (app router) as the docs show it: the route builds its handler on the first request, so
 // `next build` runs with no secret in its environment ("Collecting page data" imports the route);
-// then `next start` with the secret answers a real delivery. The app lives under .tmp/. Its files
-// are JavaScript: a TypeScript app makes `next build` demand @types/react, which this package has
-// no other use for (the route's text is the same in both languages).
+// then `next start` with the secret answers a real delivery. The app lives under
+// test/frameworks/.tmp/. Its files are JavaScript: a TypeScript app makes `next build` demand
+// @types/react, which this package has no other use for (the route's text is the same in both
+// languages).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +14,9 @@ import { freePort } from '../support/servers.js';
 import { SECRET, skipFrameworks } from './cases.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const app = join(root, '.tmp', 'next-app');
-const nextBin = join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+// Inside the matrix's project, so the app finds next, react and react-dom in its node_modules.
+const app = join(import.meta.dirname, '.tmp', 'next-app');
+const nextBin = join(import.meta.dirname, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 // The route exactly as docs/receiving-webhooks.md writes it.
 const ROUTE = `import { createFetchHandler, WebhookHandler } from 'messaging-gateway-sdk/webhooks';

@@ -3,14 +3,15 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { MATRIX_INSTALL } from '../support/system-parts.js';
 
 /** The repository's root. */
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** A binary that an npm package of the devDependencies installed (bun, deno, workerd). */
+/** A binary that an npm package of the matrix's own project installed (bun, deno, workerd). */
 export function binary(name: string): string {
-  const path = join(ROOT, 'node_modules', '.bin', name);
-  if (!existsSync(path)) throw new Error(`${name} is not installed: run npm ci (it is a devDependency)`);
+  const path = join(import.meta.dirname, 'node_modules', '.bin', name);
+  if (!existsSync(path)) throw new Error(`${name} is not installed: run ${MATRIX_INSTALL}`);
   return path;
 }
 
