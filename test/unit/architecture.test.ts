@@ -65,6 +65,10 @@ describe('Architecture', () => {
     expect(imports.some((f) => f.startsWith('src/webhooks/receive/'))).toBe(true);
   });
 
+  it('receiving knows nothing of resources: the connect flow is the client’s, and hears deliveries through the handler’s listeners', () => {
+    expect(importsOf('src/webhooks/receive/').filter((f) => f.startsWith('src/resources/'))).toEqual([]);
+  });
+
   it('decoding does not depend on receiving', () => {
     expect(importsOf('src/webhooks/decode/').filter((f) => f.startsWith('src/webhooks/receive/'))).toEqual(
       [],

@@ -145,10 +145,14 @@ describe('A reply the store fails to keep is still the answer', () => {
     const queue = async () => {
       throw new Error('the queue is down');
     };
-    const handlers = [collecting({ dispatch: queue, dedupe: store }), collecting({ dispatch: queue, dedupe: store })];
+    const handlers = [
+      collecting({ dispatch: queue, dedupe: store }),
+      collecting({ dispatch: queue, dedupe: store }),
+    ];
     for (const { hooks } of handlers) hooks.respond('v3.createContact', contacts.create);
     const answers = [];
-    for (const { hooks } of [...handlers, ...handlers]) answers.push((await hooks.handle(to(createContact))).status);
+    for (const { hooks } of [...handlers, ...handlers])
+      answers.push((await hooks.handle(to(createContact))).status);
     expect(answers).toEqual([200, 200, 200, 200]);
     expect(contacts.created).toBe(1);
   });

@@ -1,40 +1,12 @@
 /** A place among the background dispatches, taken before a delivery's responder runs. */
 export interface Slot {
   /**
-   * Runs the dispatch in this place; `work` must not throw or reject (failures are reported
-   * inside). Work that returns a promise runs on after the answer: it is tracked until it settles,
-   * and the promise returned (for `waitUntil`). Work that finished at once returns nothing.
+   * Runs the dispatch in this place; `work` must not reject (failures are reported inside). The
+   * work is tracked until it settles; the promise of its end is returned (for `waitUntil`).
    */
-  start(work: () => unknown): Promise<void> | undefined;
-  /** Gives the place back unused. */
+  start(work: () => Promise<unknown>): Promise<void>;
+  /** Gives the place back unused (nothing once the dispatch started in it). */
   cancel(): void;
-}
-
-/** A reserved place: one object per delivery, its methods shared. */
-class Place implements Slot {
-  #open = true;
-  readonly #tasks: BackgroundTasks;
-
-  constructor(tasks: BackgroundTasks) {
-    this.#tasks = tasks;
-  }
-
-  start(work: () => unknown): Promise<void> | undefined {
-    this.cancel();
-    let running: unknown;
-    try {
-      running = work();
-    } catch {
-      return undefined; // the work ran (and ended) in this place: its answer stays
-    }
-    if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
-    return this.#tasks.track(running);
-  }
-
-  cancel(): void {
-    if (this.#open) this.#tasks.unreserve();
-    this.#open = false;
-  }
 }
 
 /**
@@ -57,29 +29,32 @@ export class BackgroundTasks {
   reserve(): Slot | undefined {
     if (this.#running.size + this.#reserved >= this.max) return undefined;
     this.#reserved++;
-    return new Place(this);
+    let open = true;
+    const cancel = () => {
+      if (open) this.#reserved--;
+      open = false;
+    };
+    return {
+      cancel,
+      start: (work) => {
+        cancel();
+        return this.#track(work());
+      },
+    };
   }
 
-  /** A reserved place given back (unused, or used by a dispatch that started). Called by its place, once. */
-  unreserve(): void {
-    this.#reserved--;
+  /** Resolves when every task started so far, and every task they started, has finished. */
+  async drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
-  /**
-   * Tracks a dispatch running on after its answer until it settles; gives the promise of its end.
-   * Called by a place whose dispatch returned a promise.
-   */
-  track(running: Promise<unknown>): Promise<void> {
+  /** Tracks a dispatch until it settles; gives the promise of its end. */
+  #track(running: Promise<unknown>): Promise<void> {
     const end = () => {
       this.#running.delete(task);
     };
     const task: Promise<void> = running.then(end, end);
     this.#running.add(task);
     return task;
-  }
-
-  /** Resolves when every task started so far, and every task they started, has finished. */
-  async drain(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 }

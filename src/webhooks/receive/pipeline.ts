@@ -1,0 +1,225 @@
+import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
+import { readJsonBody } from '../decode/json-body.js';
+import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
+import { type Answered, type AnswerParts, answer } from './answer.js';
+import type { BackgroundTasks } from './background-tasks.js';
+import type { Delivery, Ending } from './delivery.js';
+import type { DeliveryKeys } from './delivery-key.js';
+import { describeWebhook, type WebhookTrace } from './diagnostics.js';
+import { type DispatchParts, dispatchNow, startBackground } from './dispatch.js';
+import type { ResolvedHandlerOptions } from './options.js';
+import { answerOf, type KeyAction, OUTCOMES, type Outcome } from './outcomes.js';
+import { isProbe } from './probe.js';
+import { readRequestBody } from './read-request-body.js';
+import { asGatewayError } from './reporting.js';
+import { header, type WebhookRequest, type WebhookResponse } from './request.js';
+import { responderKind } from './responder.js';
+import type { Authentication, Verifier } from './verify.js';
+
+const MISSING_BODY =
+  'the delivery had no body: a body parser of the framework read it first and kept nothing the SDK ' +
+  'can use. Give the adapter the raw body: createNodeMiddleware for node:http, Express and NestJS, ' +
+  'createFastifyPlugin for Fastify, createKoaMiddleware for Koa, createFetchHandler for Fetch-API ' +
+  'runtimes (in Hono, give it c.req, which keeps a body a middleware read), and mount it before ' +
+  'any middleware that reads the body.';
+
+/** What a delivery that is not a CRM request answers with: no reply, nothing to keep. */
+const NO_REPLY: Answered = { reply: undefined, kept: true };
+
+/** Everything the pipeline's steps use, built once by the handler. */
+export interface PipelineParts extends AnswerParts, DispatchParts {
+  options: ResolvedHandlerOptions;
+  verifier: Verifier;
+  keys: DeliveryKeys;
+  background: BackgroundTasks;
+}
+
+/**
+ * The receive pipeline: verify (URL and headers only) → read (bounded in bytes and time) →
+ * decode → claim the idempotency key → answer (a CRM reply) → dispatch → settle the key. Each
+ * step ends by naming a row of the outcome table (`OUTCOMES`), which alone decides the answer and
+ * what becomes of the key.
+ */
+export class Pipeline {
+  readonly #parts: PipelineParts;
+
+  constructor(parts: PipelineParts) {
+    this.#parts = parts;
+  }
+
+  /** Handles one delivery, from its request to its answer. Never throws. */
+  async handle(
+    request: WebhookRequest,
+    waitUntil: Delivery['waitUntil'],
+    trace?: WebhookTrace,
+  ): Promise<WebhookResponse> {
+    const method = String(request.method ?? '');
+    const delivery: Delivery = {
+      context: { request: { method, url: String(request.url ?? '') } },
+      waitUntil,
+      stage: 'read',
+    };
+    let ending: Ending;
+    try {
+      ending = await this.#verify(request, delivery);
+    } catch (error) {
+      this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
+      ending = { outcome: 'unexpected' };
+    }
+    await this.#settle(ending, delivery);
+    const response = answerOf(ending.outcome, ending.reply);
+    if (trace) {
+      if (delivery.context.webhook) describeWebhook(trace, delivery.context.webhook);
+      trace.outcome = ending.outcome;
+      trace.status = response.status;
+    }
+    return response;
+  }
+
+  /** verify: the method, then the secret or the crmKey (or the v3 probe without them). */
+  async #verify(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
+    if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    const { verifier, options } = this.#parts;
+    const auth = verifier.verify(request);
+    if (auth) return this.#read(request, auth, delivery);
+    if (verifier.mayBeProbe(request) && (await isProbe(request, options.bodyTimeoutMs)))
+      return { outcome: 'probe' };
+    return this.#unauthorized(verifier.expected, delivery);
+  }
+
+  /** read: the body, bounded by `maxBodyBytes` and `bodyTimeoutMs`. */
+  async #read(request: WebhookRequest, auth: Authentication, delivery: Delivery): Promise<Ending> {
+    const { maxBodyBytes, bodyTimeoutMs } = this.#parts.options;
+    if (Number(header(request.headers, 'content-length')) > maxBodyBytes) return { outcome: 'tooLarge' };
+    const read = await readRequestBody(request.body, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs });
+    if (read.kind === 'tooLarge') return { outcome: 'tooLarge' };
+    if (read.kind === 'timeout') return { outcome: 'bodyTimeout' };
+    if (read.kind === 'gone') return { outcome: 'clientGone' };
+    if (read.kind === 'missing') {
+      const error = new GatewayError(`Webhook delivery not handled: ${MISSING_BODY}`);
+      this.#parts.reporter.report(error, delivery.context, 'read');
+      return { outcome: 'bodyMissing' };
+    }
+    delivery.context.rawBody = read.body;
+    delivery.stage = 'decode';
+    return this.#decode(read.body, auth, delivery);
+  }
+
+  /** decode: JSON, then the v2 or v3 delivery; items that do not decode are reported, the rest go on. */
+  async #decode(body: unknown, auth: Authentication, delivery: Delivery): Promise<Ending> {
+    const parsed = readJsonBody(body);
+    if (!parsed.ok) return this.#invalid(parsed.error, delivery);
+    const surface = surfaceOf(parsed.value);
+    if (auth === 'crmKey' && surface === 'v2') {
+      return this.#unauthorized('a v2 delivery needs the secret; the crmKey authenticates v3 only', delivery);
+    }
+    // A value a framework's parser made is copied, so listeners never share the caller's objects.
+    const value = parsed.raw === parsed.value ? copyParsed(parsed.value) : parsed.value;
+    const decoded = decodeAs(value, surface);
+    if (!decoded.ok) {
+      return this.#invalid(
+        new WebhookParseError(decoded.issues, parsed.raw, { omitted: decoded.omitted ?? 0 }),
+        delivery,
+      );
+    }
+    delivery.context.webhook = decoded.webhook;
+    if (decoded.webhook.rejected.length > 0)
+      this.#parts.reporter.rejectedItems(decoded.webhook, delivery.context);
+    return this.#claim(decoded.webhook, delivery);
+  }
+
+  /**
+   * claim: the delivery's key, when it has one (see `DeliveryKeys`), from the dedupe store. The
+   * answer and the dispatch after it share one deadline, `replyTimeoutMs`, from here.
+   */
+  async #claim(webhook: Webhook, delivery: Delivery): Promise<Ending> {
+    const deadline = Date.now() + this.#parts.options.replyTimeoutMs;
+    const { claims, keys } = this.#parts;
+    const key = claims && (await keys.keyOf(webhook, delivery));
+    if (!claims || key === undefined) return this.#answerAndDispatch(webhook, delivery, deadline);
+    delivery.stage = 'dedupe';
+    const claimed = await claims.claim(key);
+    if (claimed.state === 'done') return { outcome: 'duplicate', reply: claimed.reply };
+    if (claimed.state === 'processing') return { outcome: 'processing' };
+    delivery.claim = { key, token: claimed.token };
+    // A reply kept by an earlier attempt: the responder ran already, and is not run again.
+    const kept = claimed.reply === undefined ? undefined : { reply: claimed.reply, kept: true };
+    return this.#answerAndDispatch(webhook, delivery, deadline, kept);
+  }
+
+  /** answer (unless a reply was kept) → dispatch, in a background place reserved before the responder runs. */
+  async #answerAndDispatch(
+    webhook: Webhook,
+    delivery: Delivery,
+    deadline: number,
+    kept?: Answered,
+  ): Promise<Ending> {
+    const parts = this.#parts;
+    const slot = parts.mode === 'background' ? parts.background.reserve() : undefined;
+    if (parts.mode === 'background' && !slot) return { outcome: 'busy' };
+    try {
+      const kind = responderKind(webhook);
+      const answered = kept ?? (kind ? await answer(parts, kind, webhook, delivery, deadline) : NO_REPLY);
+      if (!answered) return { outcome: 'replyFailed' };
+      delivery.stage = 'dispatch';
+      if (slot) {
+        startBackground(parts, webhook, delivery, slot);
+        return { outcome: 'accepted', reply: answered.reply };
+      }
+      const dispatched = await dispatchNow(parts, webhook, delivery, deadline);
+      const outcome = dispatched === 'done' ? 'accepted' : this.#dispatchFailed(answered, delivery);
+      return { outcome, reply: answered.reply };
+    } finally {
+      slot?.cancel(); // nothing once the dispatch started in it
+    }
+  }
+
+  /** The outcome of an 'await' or queue dispatch that failed, by what became of the CRM reply. */
+  #dispatchFailed(answered: Answered, delivery: Delivery): Outcome {
+    const hasReply = answered.reply !== undefined;
+    if (hasReply && !answered.kept) return 'answeredReplyNotKept';
+    const replyKept = hasReply && delivery.claim !== undefined;
+    if (this.#parts.mode === 'await') return replyKept ? 'listenerFailedReplyKept' : 'listenerFailed';
+    return replyKept ? 'queueFailedReplyKept' : 'queueFailed';
+  }
+
+  /**
+   * settle: applies the outcome's rule to the claimed key. Work still running past the answer
+   * decides it when it ends. A store that fails here changes no answer: the work is done (or
+   * failed) already, and a claim not released ends with its lease.
+   */
+  async #settle(ending: Ending, delivery: Delivery): Promise<void> {
+    const { claim, lateWork } = delivery;
+    if (!claim) return;
+    if (!lateWork) return this.#applyKey(OUTCOMES[ending.outcome].key, ending.reply, delivery);
+    void lateWork.then(
+      (action) => this.#applyKey(action, ending.reply, delivery),
+      (error: unknown) => this.#parts.reporter.report(asGatewayError(error), delivery.context, 'dedupe'),
+    );
+  }
+
+  /** Completes or releases the delivery's key; a store failure is reported, never thrown. */
+  async #applyKey(action: KeyAction, reply: unknown, delivery: Delivery): Promise<void> {
+    const { claims, reporter } = this.#parts;
+    if (!claims || !delivery.claim) return;
+    try {
+      await claims.apply(delivery.claim, action, reply);
+    } catch (error) {
+      reporter.report(asGatewayError(error), delivery.context, 'dedupe');
+    }
+  }
+
+  #unauthorized(why: string, delivery: Delivery): Ending {
+    this.#parts.reporter.report(
+      new WebhookAuthError(`Webhook delivery refused: ${why}`),
+      delivery.context,
+      'auth',
+    );
+    return { outcome: 'unauthorized' };
+  }
+
+  #invalid(error: WebhookParseError, delivery: Delivery): Ending {
+    this.#parts.reporter.report(error, delivery.context, 'decode');
+    return { outcome: 'invalid' };
+  }
+}
