@@ -11,10 +11,22 @@ export async function settleListeners<Events extends EventMap<Events>>(
   event: keyof Events,
   ...args: unknown[]
 ): Promise<unknown[]> {
-  const entries = listeners.take(event);
-  if (entries.length === 0) return [];
-  // An async callback turns a listener's throw into a rejection, so allSettled sees it too.
-  const runs = entries.map(async ({ fn, context }) => fn.apply(context, args));
-  const settled = await Promise.allSettled(runs);
-  return settled.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+  const failures: unknown[] = [];
+  const running: unknown[] = [];
+  for (const { fn, context } of listeners.take(event)) {
+    try {
+      running.push(fn.apply(context, args));
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (!running.some(isThenable)) return failures; // every listener has finished already
+  for (const result of await Promise.allSettled(running)) {
+    if (result.status === 'rejected') failures.push(result.reason);
+  }
+  return failures;
+}
+
+function isThenable(value: unknown): boolean {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }

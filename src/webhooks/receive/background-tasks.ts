@@ -9,6 +9,26 @@ export interface Slot {
   cancel(): void;
 }
 
+/** A reserved place of {@link BackgroundTasks}. */
+class Place implements Slot {
+  readonly #tasks: BackgroundTasks;
+  #open = true;
+
+  constructor(tasks: BackgroundTasks) {
+    this.#tasks = tasks;
+  }
+
+  start(work: () => Promise<unknown>): Promise<void> {
+    this.cancel();
+    return this.#tasks.track(work());
+  }
+
+  cancel(): void {
+    if (this.#open) this.#tasks.unreserve();
+    this.#open = false;
+  }
+}
+
 /**
  * Dispatches running after their answer, bounded (`maxPendingDispatches`) and awaitable. A place
  * is reserved before a delivery's responder runs, so a burst of CRM requests cannot all pass the
@@ -29,32 +49,26 @@ export class BackgroundTasks {
   reserve(): Slot | undefined {
     if (this.#running.size + this.#reserved >= this.max) return undefined;
     this.#reserved++;
-    let open = true;
-    const cancel = () => {
-      if (open) this.#reserved--;
-      open = false;
-    };
-    return {
-      cancel,
-      start: (work) => {
-        cancel();
-        return this.#track(work());
-      },
-    };
+    return new Place(this);
   }
 
-  /** Resolves when every task started so far, and every task they started, has finished. */
-  async drain(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  /** A reserved place given back (unused, or used by a dispatch that started). Called by its place, once. */
+  unreserve(): void {
+    this.#reserved--;
   }
 
-  /** Tracks a dispatch until it settles; gives the promise of its end. */
-  #track(running: Promise<unknown>): Promise<void> {
+  /** Tracks a dispatch until it settles; gives the promise of its end. Called by the place it started in. */
+  track(running: Promise<unknown>): Promise<void> {
     const end = () => {
       this.#running.delete(task);
     };
     const task: Promise<void> = running.then(end, end);
     this.#running.add(task);
     return task;
+  }
+
+  /** Resolves when every task started so far, and every task they started, has finished. */
+  async drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 }

@@ -39,12 +39,12 @@ export class Claims {
   }
 
   /** Applies an outcome's key action: `done` completes (with the reply), `released` releases. */
-  async apply(claim: Claim, action: KeyAction, reply?: unknown): Promise<void> {
+  apply(claim: Claim, action: KeyAction, reply?: unknown): Promise<void> {
     if (action === 'done') {
-      await bounded(() => this.store.complete(claim.key, this.ttlMs, reply, claim.token), 'complete');
-    } else if (action === 'released') {
-      await bounded(() => this.store.release(claim.key, claim.token), 'release');
+      return bounded(() => this.store.complete(claim.key, this.ttlMs, reply, claim.token), 'complete');
     }
+    if (action === 'released') return bounded(() => this.store.release(claim.key, claim.token), 'release');
+    return Promise.resolve();
   }
 }
 

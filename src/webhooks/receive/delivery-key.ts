@@ -26,10 +26,18 @@ export class DeliveryKeys {
     this.#reporter = reporter;
   }
 
-  /** The key of `webhook`, whose body arrived as `delivery.context.rawBody`; undefined when it has none. */
-  async keyOf(webhook: Webhook, delivery: Delivery): Promise<string | undefined> {
+  /** A v2 delivery's own `meta.idempotency_key`, unless it is missing, empty or blank. */
+  givenKey(webhook: Webhook): string | undefined {
     const given = webhook.api === 'v2' ? webhook.meta.idempotency_key : undefined;
-    if (given !== undefined && given !== null && String(given).trim() !== '') return String(given);
+    return given !== undefined && given !== null && String(given).trim() !== '' ? String(given) : undefined;
+  }
+
+  /**
+   * For a delivery without a key of its own: the key derived from a CRM request's kind and body
+   * (its body as it arrived, `delivery.context.rawBody`), or undefined for any other delivery (a
+   * v2 one reported, once per kind).
+   */
+  async derivedKey(webhook: Webhook, delivery: Delivery): Promise<string | undefined> {
     const kind = responderKind(webhook);
     if (kind) return derivedKey(kind, delivery.context.rawBody);
     if (webhook.api === 'v2') this.#reportUnkeyed(String(webhook.event), delivery);

@@ -33,9 +33,10 @@ export async function runListeners(
   const { listeners } = parts;
   const kinds = webhook.api === 'v3' && webhook.also ? [webhook, ...webhook.also] : [webhook];
   const runs = kinds.map((part) => settleListeners(listeners, eventName(part), part));
-  runs.push(settleListeners(listeners, 'webhook', webhook));
-  const failures = (await Promise.all(runs)).flat();
-  parts.reporter.listenersFailed(failures, webhook, context);
+  if (listeners.entries('webhook').length > 0) runs.push(settleListeners(listeners, 'webhook', webhook));
+  const failures =
+    runs.length === 1 ? await (runs[0] as Promise<unknown[]>) : (await Promise.all(runs)).flat();
+  if (failures.length > 0) parts.reporter.listenersFailed(failures, webhook, context);
   return failures;
 }
 

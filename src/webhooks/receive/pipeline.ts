@@ -3,6 +3,7 @@ import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import { type Answered, type AnswerParts, answer } from './answer.js';
 import type { BackgroundTasks } from './background-tasks.js';
+import type { Claim, Claims } from './claims.js';
 import type { Delivery, Ending } from './delivery.js';
 import type { DeliveryKeys } from './delivery-key.js';
 import { describeWebhook, type WebhookTrace } from './diagnostics.js';
@@ -10,7 +11,7 @@ import { type DispatchParts, dispatchNow, startBackground } from './dispatch.js'
 import type { ResolvedHandlerOptions } from './options.js';
 import { answerOf, type KeyAction, OUTCOMES, type Outcome } from './outcomes.js';
 import { isProbe } from './probe.js';
-import { readRequestBody } from './read-request-body.js';
+import { type BodyRead, readRequestBody } from './read-request-body.js';
 import { asGatewayError } from './reporting.js';
 import { header, type WebhookRequest, type WebhookResponse } from './request.js';
 import { responderKind } from './responder.js';
@@ -61,7 +62,7 @@ export class Pipeline {
     };
     let ending: Ending;
     try {
-      ending = await this.#verify(request, delivery);
+      ending = await this.#run(request, delivery);
     } catch (error) {
       this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
       ending = { outcome: 'unexpected' };
@@ -76,22 +77,40 @@ export class Pipeline {
     return response;
   }
 
-  /** verify: the method, then the secret or the crmKey (or the v3 probe without them). */
-  async #verify(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
+  /**
+   * verify → read → decode → claim → answer → dispatch: each step gives what the next one needs,
+   * or how the delivery ended.
+   */
+  async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
     if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    const auth = this.#parts.verifier.verify(request);
+    if (!auth) return this.#refuse(request, delivery);
+    const { maxBodyBytes, bodyTimeoutMs, replyTimeoutMs } = this.#parts.options;
+    if (Number(header(request.headers, 'content-length')) > maxBodyBytes) return { outcome: 'tooLarge' };
+    const read = this.#bodyOf(
+      await readRequestBody(request.body, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }),
+      delivery,
+    );
+    if ('outcome' in read) return read;
+    const decoded = this.#decode(read.body, auth, delivery);
+    if ('outcome' in decoded) return decoded;
+    const { webhook } = decoded;
+    const deadline = Date.now() + replyTimeoutMs; // the answer and the dispatch after it share it
+    const claimed = await this.#claim(webhook, delivery);
+    if ('outcome' in claimed) return claimed;
+    return await this.#answerAndDispatch(webhook, delivery, deadline, claimed.kept);
+  }
+
+  /** An unauthenticated request: refused, unless it is the v3 probe (which needs no credentials). */
+  async #refuse(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
     const { verifier, options } = this.#parts;
-    const auth = verifier.verify(request);
-    if (auth) return this.#read(request, auth, delivery);
     if (verifier.mayBeProbe(request) && (await isProbe(request, options.bodyTimeoutMs)))
       return { outcome: 'probe' };
     return this.#unauthorized(verifier.expected, delivery);
   }
 
-  /** read: the body, bounded by `maxBodyBytes` and `bodyTimeoutMs`. */
-  async #read(request: WebhookRequest, auth: Authentication, delivery: Delivery): Promise<Ending> {
-    const { maxBodyBytes, bodyTimeoutMs } = this.#parts.options;
-    if (Number(header(request.headers, 'content-length')) > maxBodyBytes) return { outcome: 'tooLarge' };
-    const read = await readRequestBody(request.body, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs });
+  /** read: the body as read within `maxBodyBytes` and `bodyTimeoutMs`, or why there is none. */
+  #bodyOf(read: BodyRead, delivery: Delivery): Ending | { body: unknown } {
     if (read.kind === 'tooLarge') return { outcome: 'tooLarge' };
     if (read.kind === 'timeout') return { outcome: 'bodyTimeout' };
     if (read.kind === 'gone') return { outcome: 'clientGone' };
@@ -101,12 +120,12 @@ export class Pipeline {
       return { outcome: 'bodyMissing' };
     }
     delivery.context.rawBody = read.body;
-    delivery.stage = 'decode';
-    return this.#decode(read.body, auth, delivery);
+    return { body: read.body };
   }
 
   /** decode: JSON, then the v2 or v3 delivery; items that do not decode are reported, the rest go on. */
-  async #decode(body: unknown, auth: Authentication, delivery: Delivery): Promise<Ending> {
+  #decode(body: unknown, auth: Authentication, delivery: Delivery): Ending | { webhook: Webhook } {
+    delivery.stage = 'decode';
     const parsed = readJsonBody(body);
     if (!parsed.ok) return this.#invalid(parsed.error, delivery);
     const surface = surfaceOf(parsed.value);
@@ -122,29 +141,27 @@ export class Pipeline {
         delivery,
       );
     }
-    delivery.context.webhook = decoded.webhook;
-    if (decoded.webhook.rejected.length > 0)
-      this.#parts.reporter.rejectedItems(decoded.webhook, delivery.context);
-    return this.#claim(decoded.webhook, delivery);
+    const { webhook } = decoded;
+    delivery.context.webhook = webhook;
+    if (webhook.rejected.length > 0) this.#parts.reporter.rejectedItems(webhook, delivery.context);
+    return { webhook };
   }
 
   /**
-   * claim: the delivery's key, when it has one (see `DeliveryKeys`), from the dedupe store. The
-   * answer and the dispatch after it share one deadline, `replyTimeoutMs`, from here.
+   * claim: the delivery's key (see `DeliveryKeys`), when it has one and dedupe is on, from the
+   * store. Goes on with the reply an earlier attempt kept, if any: the responder ran already.
    */
-  async #claim(webhook: Webhook, delivery: Delivery): Promise<Ending> {
-    const deadline = Date.now() + this.#parts.options.replyTimeoutMs;
+  async #claim(webhook: Webhook, delivery: Delivery): Promise<Ending | { kept?: Answered }> {
     const { claims, keys } = this.#parts;
-    const key = claims && (await keys.keyOf(webhook, delivery));
-    if (!claims || key === undefined) return this.#answerAndDispatch(webhook, delivery, deadline);
+    if (!claims) return {};
+    const key = keys.givenKey(webhook) ?? (await keys.derivedKey(webhook, delivery));
+    if (key === undefined) return {};
     delivery.stage = 'dedupe';
     const claimed = await claims.claim(key);
     if (claimed.state === 'done') return { outcome: 'duplicate', reply: claimed.reply };
     if (claimed.state === 'processing') return { outcome: 'processing' };
     delivery.claim = { key, token: claimed.token };
-    // A reply kept by an earlier attempt: the responder ran already, and is not run again.
-    const kept = claimed.reply === undefined ? undefined : { reply: claimed.reply, kept: true };
-    return this.#answerAndDispatch(webhook, delivery, deadline, kept);
+    return claimed.reply === undefined ? {} : { kept: { reply: claimed.reply, kept: true } };
   }
 
   /** answer (unless a reply was kept) → dispatch, in a background place reserved before the responder runs. */
@@ -184,11 +201,11 @@ export class Pipeline {
   }
 
   /**
-   * settle: applies the outcome's rule to the claimed key. Work still running past the answer
+   * settle: applies the outcome's rule to the claimed key; work still running past the answer
    * decides it when it ends. A store that fails here changes no answer: the work is done (or
    * failed) already, and a claim not released ends with its lease.
    */
-  async #settle(ending: Ending, delivery: Delivery): Promise<void> {
+  #settle(ending: Ending, delivery: Delivery): Promise<void> | undefined {
     const { claim, lateWork } = delivery;
     if (!claim) return;
     if (!lateWork) return this.#applyKey(OUTCOMES[ending.outcome].key, ending.reply, delivery);
@@ -199,14 +216,11 @@ export class Pipeline {
   }
 
   /** Completes or releases the delivery's key; a store failure is reported, never thrown. */
-  async #applyKey(action: KeyAction, reply: unknown, delivery: Delivery): Promise<void> {
+  #applyKey(action: KeyAction, reply: unknown, delivery: Delivery): Promise<void> {
     const { claims, reporter } = this.#parts;
-    if (!claims || !delivery.claim) return;
-    try {
-      await claims.apply(delivery.claim, action, reply);
-    } catch (error) {
-      reporter.report(asGatewayError(error), delivery.context, 'dedupe');
-    }
+    return (claims as Claims)
+      .apply(delivery.claim as Claim, action, reply)
+      .catch((error: unknown) => reporter.report(asGatewayError(error), delivery.context, 'dedupe'));
   }
 
   #unauthorized(why: string, delivery: Delivery): Ending {
