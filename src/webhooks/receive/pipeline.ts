@@ -1,7 +1,6 @@
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
 import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
-import { type Answered, type AnswerParts, answer } from './answer.js';
 import type { BackgroundTasks } from './background-tasks.js';
 import type { Claim, Claims } from './claims.js';
 import type { Delivery, Ending } from './delivery.js';
@@ -14,7 +13,7 @@ import { isProbe } from './probe.js';
 import { type BodyRead, readRequestBody } from './read-request-body.js';
 import { asGatewayError } from './reporting.js';
 import { header, type WebhookRequest, type WebhookResponse } from './request.js';
-import { responderKind } from './responder.js';
+import { type Answered, type AnswerParts, answer, responderKind } from './responder.js';
 import type { Authentication, Verifier } from './verify.js';
 
 const MISSING_BODY =
