@@ -19,8 +19,7 @@ import {
   submit2faParams,
 } from '../schemas/channels.js';
 import { listOf } from '../schemas/lenient.js';
-import type { ChannelConnection } from './channel-connect/connection.js';
-import { CONNECT } from './channel-connect/key.js';
+import { ChannelConnection } from './channel-connect/connection.js';
 import type { ConnectOptions } from './channel-connect/steps.js';
 import { Resource, segment } from './resource.js';
 
@@ -133,7 +132,6 @@ export class Channels extends Resource {
    * ```
    */
   connect(params: CreateChannelParams, options: ConnectOptions): ChannelConnection {
-    // The flow's code ships with the handler (options.hooks), not with a client that only sends.
-    return options.hooks[CONNECT](this, params, options) as ChannelConnection;
+    return new ChannelConnection(this, params, options);
   }
 }

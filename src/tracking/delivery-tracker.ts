@@ -1,5 +1,5 @@
-import { EventEmitter } from 'eventemitter3';
 import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
+import { ListenerMap, Listeners } from '../internal/listener-map.js';
 import { messageOf } from '../internal/message-of.js';
 import { onAbort } from '../internal/on-abort.js';
 import { settleListeners } from '../internal/settle-listeners.js';
@@ -64,7 +64,8 @@ const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
  * A fleet shares a store: `new DeliveryTracker({ store: redisDeliveryStore(redis) })` (from
  * `messaging-gateway-sdk/redis`).
  */
-export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
+export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
+  readonly #listeners: ListenerMap<DeliveryTrackerEvents>;
   readonly #store: DeliveryStore;
   // What this process has seen: the store itself when it is the in-memory one; else a mirror fed
   // by this process's statuses and the shared store's feed (for statusOf and time-out errors).
@@ -74,7 +75,9 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
   #detach: (() => void) | undefined;
 
   constructor(options: DeliveryTrackerOptions = {}) {
-    super();
+    const listeners = new ListenerMap<DeliveryTrackerEvents>();
+    super(listeners);
+    this.#listeners = listeners;
     this.#seen = new StatusStore(options.maxEntries ?? 10_000, options.retainMs ?? 600_000);
     this.#store = options.store ?? this.#seen;
   }
@@ -129,7 +132,7 @@ export class DeliveryTracker extends EventEmitter<DeliveryTrackerEvents> {
   #emitStatus(update: MessageStatusUpdate & { request_id: string }): void {
     // Every listener runs (`once` honoured); a throw or rejection is logged, never thrown into the
     // delivery that carried the status.
-    void Promise.resolve(settleListeners(this, 'status', update)).then((failures) => {
+    void settleListeners(this.#listeners, 'status', update).then((failures) => {
       for (const error of failures) {
         console.error(
           `[messaging-gateway-sdk] a DeliveryTracker 'status' listener failed: ${messageOf(error)}`,

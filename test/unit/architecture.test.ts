@@ -65,6 +65,23 @@ describe('Architecture', () => {
     expect(imports.some((f) => f.startsWith('src/webhooks/receive/'))).toBe(true);
   });
 
+  it('receiving knows nothing of resources: the connect flow is the client’s, and hears deliveries through the handler’s listeners', () => {
+    expect(importsOf('src/webhooks/receive/').filter((f) => f.startsWith('src/resources/'))).toEqual([]);
+  });
+
+  it('WebhookHandler has no method for the connect flow (its published types show none)', async () => {
+    const { WebhookHandler } = await import('../../src/webhooks/receive/handler.js');
+    const methods = Object.getOwnPropertyNames(WebhookHandler.prototype);
+    expect(methods.filter((name) => /connect/i.test(name))).toEqual([]);
+  });
+
+  it('no file reads the private state of a dependency (an emitter’s _events)', () => {
+    const readers = sourceFiles('src').filter((file) =>
+      /\b_events\b/.test(readFileSync(join(root, file), 'utf8')),
+    );
+    expect(readers).toEqual([]);
+  });
+
   it('decoding does not depend on receiving', () => {
     expect(importsOf('src/webhooks/decode/').filter((f) => f.startsWith('src/webhooks/receive/'))).toEqual(
       [],

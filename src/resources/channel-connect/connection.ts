@@ -107,17 +107,11 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     return untilAborted(work, this.#stop.signal);
   }
 
+  /** The flow: listens to the handler's deliveries, creates the channel, yields its steps; stops listening at the end. */
   async *#run(): AsyncGenerator<ConnectStep, void, undefined> {
-    const { hooks, signal, timeoutMs = 300_000, pollIntervalMs = 5000 } = this.#options;
+    const { hooks } = this.#options;
     const stop = this.#stop;
-    const where = () =>
-      this.#channelId === undefined
-        ? { method: 'POST', url: '/v2/channels' }
-        : { method: 'GET', url: `/v2/channels/${this.#channelId}` };
-    const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
-    const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
-    if (signal?.aborted) abort(signal.reason);
-    const cancelAbort = signal && !signal.aborted ? onAbort(signal, abort) : undefined;
+    const disarm = this.#armStops();
     const listener = (webhook: Webhook) => {
       for (const [channelId, item] of signalsOf(webhook)) this.#inbox.push(channelId, item);
     };
@@ -130,50 +124,99 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       this.#inbox.channelId = channelId;
       yield { kind: 'created', channelId, transport: String(created.transport) };
       if (typeof created.url === 'string') yield { kind: 'url', channelId, url: created.url };
-      let pairingAsked = this.#options.pairingPhone === undefined;
-      for (;;) {
-        let item = this.#inbox.take();
-        if (item === undefined) {
-          if (await this.#guard(this.#inbox.next(pollIntervalMs))) continue;
-          item = { type: 'check' };
-        }
-        if (item.type === 'check') {
-          item = statusOf(await this.#guard(this.#calls.get(channelId, { signal: stop.signal })));
-        }
-        if (item.type === 'qr') {
-          yield { kind: 'qr', channelId, png: qrToPng(item.qr) };
-          if (!pairingAsked) {
-            pairingAsked = true;
-            const params = { transport: 'whatsapp', pairing_phone: this.#options.pairingPhone } as const;
-            const answer = await this.#guard(
-              this.#calls.requestPairingCode(channelId, params, { signal: stop.signal }),
-            );
-            const phone = answer.pairing_phone ?? null;
-            yield { kind: 'pairing-code', channelId, code: String(answer.pairing_code), phone };
-          }
-        } else if (item.type === 'status') {
-          if (item.status === 'active') {
-            const channel = await this.#guard(this.#calls.get(channelId, { signal: stop.signal }));
-            yield { kind: 'active', channelId, channel };
-            return;
-          }
-          if (item.status === 'disabled') {
-            throw new ChannelConnectError({ reason: item.reason ?? 'disabled', channelId });
-          }
-          if (item.reason === 'wait_for_password' && !this.#passwordAsked) {
-            this.#passwordAsked = true;
-            yield { kind: 'password', channelId };
-          }
-        }
-      }
+      yield* this.#steps(channelId);
     } catch (error) {
       throw stop.signal.aborted ? stop.signal.reason : error;
     } finally {
       hooks.off('webhook', listener);
-      clearTimeout(timer);
+      disarm();
       this.#inbox.close(); // its poll timer would hold the process for up to pollIntervalMs
-      cancelAbort?.();
       if (!stop.signal.aborted) stop.abort(new GatewayError('channels.connect: the flow ended'));
     }
+  }
+
+  /**
+   * Stops the flow past `timeoutMs` (GatewayTimeoutError) or when the caller's `signal` aborts
+   * (GatewayAbortError); gives back what undoes both.
+   */
+  #armStops(): () => void {
+    const { signal, timeoutMs = 300_000 } = this.#options;
+    const stop = this.#stop;
+    const where = () =>
+      this.#channelId === undefined
+        ? { method: 'POST', url: '/v2/channels' }
+        : { method: 'GET', url: `/v2/channels/${this.#channelId}` };
+    const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
+    const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
+    if (signal?.aborted) abort(signal.reason);
+    const cancelAbort = signal && !signal.aborted ? onAbort(signal, abort) : undefined;
+    return () => {
+      clearTimeout(timer);
+      cancelAbort?.();
+    };
+  }
+
+  /** The steps after `created`, from the signals heard (or `channels.get` when none came), until `active`. */
+  async *#steps(channelId: string): AsyncGenerator<ConnectStep, void, undefined> {
+    const { pollIntervalMs = 5000 } = this.#options;
+    let pairingAsked = this.#options.pairingPhone === undefined;
+    for (;;) {
+      let item = this.#inbox.take();
+      if (item === undefined) {
+        if (await this.#guard(this.#inbox.next(pollIntervalMs))) continue;
+        item = { type: 'check' };
+      }
+      if (item.type === 'check')
+        item = statusOf(await this.#guard(this.#calls.get(channelId, this.#signal())));
+      if (item.type === 'qr') {
+        yield { kind: 'qr', channelId, png: qrToPng(item.qr) };
+        if (!pairingAsked) {
+          pairingAsked = true;
+          yield await this.#pairingCode(channelId);
+        }
+      } else if (item.type === 'status') {
+        const step = await this.#statusStep(channelId, item.status, item.reason);
+        if (step) yield step;
+        if (step?.kind === 'active') return;
+      }
+    }
+  }
+
+  /** Asks for the pairing code of `pairingPhone` (after the first QR). */
+  async #pairingCode(channelId: string): Promise<ConnectStep> {
+    const params = { transport: 'whatsapp', pairing_phone: this.#options.pairingPhone } as const;
+    const answer = await this.#guard(this.#calls.requestPairingCode(channelId, params, this.#signal()));
+    return {
+      kind: 'pairing-code',
+      channelId,
+      code: String(answer.pairing_code),
+      phone: answer.pairing_phone ?? null,
+    };
+  }
+
+  /**
+   * The step a channel status makes: `active` (with the channel read afresh), `password` (once
+   * per ask), or none; a disabled channel ends the flow with ChannelConnectError.
+   */
+  async #statusStep(
+    channelId: string,
+    status: string,
+    reason: string | null,
+  ): Promise<ConnectStep | undefined> {
+    if (status === 'active') {
+      const channel = await this.#guard(this.#calls.get(channelId, this.#signal()));
+      return { kind: 'active', channelId, channel };
+    }
+    if (status === 'disabled') throw new ChannelConnectError({ reason: reason ?? 'disabled', channelId });
+    if (reason === 'wait_for_password' && !this.#passwordAsked) {
+      this.#passwordAsked = true;
+      return { kind: 'password', channelId };
+    }
+    return undefined;
+  }
+
+  /** The request options of the flow's calls: stopped with the flow. */
+  #signal(): { signal: AbortSignal } {
+    return { signal: this.#stop.signal };
   }
 }

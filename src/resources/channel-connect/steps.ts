@@ -1,6 +1,5 @@
-import type { Channel, CreateChannelParams } from '../../schemas/channels.js';
+import type { Channel } from '../../schemas/channels.js';
 import type { Webhook } from '../../webhooks/decode/parse.js';
-import type { CONNECT } from './key.js';
 
 /**
  * One step of `channels.connect`, by `kind`: `created` (the channel exists), `qr` (show this
@@ -17,22 +16,14 @@ export type ConnectStep =
   | { kind: 'active'; channelId: string; channel: Channel };
 
 /**
- * What `channels.connect` needs of its `hooks`: a `WebhookHandler` (from
- * `messaging-gateway-sdk/webhooks`) is one.
+ * What `channels.connect` needs of its `hooks`: to hear every decoded delivery. A `WebhookHandler`
+ * (from `messaging-gateway-sdk/webhooks`) is one.
  */
 export interface ConnectHooks {
   /** Adds a listener of every decoded delivery. */
   on(event: 'webhook', listener: (webhook: Webhook) => void): unknown;
   /** Removes it. */
   off(event: 'webhook', listener: (webhook: Webhook) => void): unknown;
-  /** Starts the flow (the WebhookHandler's own). */
-  [CONNECT](
-    calls: unknown,
-    params: CreateChannelParams,
-    options: ConnectOptions,
-  ): AsyncIterable<ConnectStep> & {
-    submit2fa(code: string): Promise<void>;
-  };
 }
 
 /** Options of `channels.connect`. */

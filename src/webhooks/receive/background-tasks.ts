@@ -1,34 +1,26 @@
 /** A place among the background dispatches, taken before a delivery's responder runs. */
 export interface Slot {
   /**
-   * Runs the dispatch in this place; `work` must not throw or reject (failures are reported
-   * inside). Work that returns a promise runs on after the answer: it is tracked until it settles,
-   * and the promise returned (for `waitUntil`). Work that finished at once returns nothing.
+   * Runs the dispatch in this place; `work` must not reject (failures are reported inside). The
+   * work is tracked until it settles; the promise of its end is returned (for `waitUntil`).
    */
-  start(work: () => unknown): Promise<void> | undefined;
-  /** Gives the place back unused. */
+  start(work: () => Promise<unknown>): Promise<void>;
+  /** Gives the place back unused (nothing once the dispatch started in it). */
   cancel(): void;
 }
 
-/** A reserved place: one object per delivery, its methods shared. */
+/** A reserved place of {@link BackgroundTasks}. */
 class Place implements Slot {
-  #open = true;
   readonly #tasks: BackgroundTasks;
+  #open = true;
 
   constructor(tasks: BackgroundTasks) {
     this.#tasks = tasks;
   }
 
-  start(work: () => unknown): Promise<void> | undefined {
+  start(work: () => Promise<unknown>): Promise<void> {
     this.cancel();
-    let running: unknown;
-    try {
-      running = work();
-    } catch {
-      return undefined; // the work ran (and ended) in this place: its answer stays
-    }
-    if (!(running instanceof Promise)) return undefined; // synchronous listeners: done already
-    return this.#tasks.track(running);
+    return this.#tasks.track(work());
   }
 
   cancel(): void {
@@ -65,10 +57,7 @@ export class BackgroundTasks {
     this.#reserved--;
   }
 
-  /**
-   * Tracks a dispatch running on after its answer until it settles; gives the promise of its end.
-   * Called by a place whose dispatch returned a promise.
-   */
+  /** Tracks a dispatch until it settles; gives the promise of its end. Called by the place it started in. */
   track(running: Promise<unknown>): Promise<void> {
     const end = () => {
       this.#running.delete(task);

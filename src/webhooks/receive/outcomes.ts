@@ -20,8 +20,15 @@ const retryLater = { 'retry-after': String(RETRY_AFTER_SECONDS) };
  * Every way a delivery can end, in one table: the answer the service gets and what happens to
  * the delivery's idempotency key. The pipeline only names the outcome; nothing else decides an
  * answer. A key is `done` when the delivery was processed (a repeat is answered from the store),
- * `released` when the service must send it again and have it processed, `kept` when the store
- * already holds it for another attempt.
+ * `released` when the service must send it again and have it processed (a CRM reply kept with it
+ * stays, so that retry gets the same reply without the responder running again), `kept` when the
+ * store already holds it for another attempt.
+ *
+ * Which key a delivery holds is decided before any of these (`DeliveryKeys`): its own
+ * `meta.idempotency_key`; for a CRM request without one (every v3 createContact and createDeal, a
+ * v2 contact_add or deal_add without it) a key derived from its kind and its body's bytes, so
+ * every row below holds for it unchanged; any other delivery without one has no key, and its
+ * outcome changes no key.
  */
 export const OUTCOMES = {
   /** Not a POST. */
@@ -75,6 +82,25 @@ export const OUTCOMES = {
   listenerFailed: { status: 500, body: { error: 'listener_failed' }, key: 'released' },
   /** The queue function rejected. */
   queueFailed: { status: 503, body: { error: 'queue_failed' }, headers: retryLater, key: 'released' },
+  /**
+   * A CRM request answered, then an 'await' listener failed: the reply stays stored with the key,
+   * so the service's retry gets the same reply without the responder running again, and the
+   * listeners run again.
+   */
+  listenerFailedReplyKept: { status: 500, body: { error: 'listener_failed' }, key: 'released' },
+  /** A CRM request answered, then the queue function rejected: as {@link OUTCOMES.listenerFailedReplyKept}, 503. */
+  queueFailedReplyKept: {
+    status: 503,
+    body: { error: 'queue_failed' },
+    headers: retryLater,
+    key: 'released',
+  },
+  /**
+   * A CRM request answered, the store failed to keep its reply, then the dispatch failed: 200 with
+   * the reply (both failures reported), since a retry would run the responder again and a second
+   * CRM entity is worse than a listener's lost retry.
+   */
+  answeredReplyNotKept: { status: 200, body: { ok: true }, key: 'done' },
   /** Anything unexpected (a dedupe store that is down, a bug): reported, never a crash. */
   unexpected: { status: 500, body: { error: 'internal_error' }, key: 'released' },
 } as const satisfies Record<string, OutcomeRow>;

@@ -1,0 +1,69 @@
+import { GatewayError } from '../../core/errors.js';
+import type { Webhook } from '../decode/parse.js';
+import type { Delivery } from './delivery.js';
+import type { Reporter } from './reporting.js';
+import { responderKind } from './responder.js';
+
+/** Delivery kinds whose missing idempotency key is reported (once each). */
+const MAX_UNKEYED_KINDS = 100;
+
+const encoder = new TextEncoder();
+
+/**
+ * The idempotency key a delivery claims, by the first rule that fits:
+ * - a v2 delivery's own `meta.idempotency_key` (an empty or blank one counts as none);
+ * - a CRM request without one (every v3 createContact and createDeal, a v2 contact_add or deal_add
+ *   without it): a key derived from its kind and its body's bytes, so the service's retry of the
+ *   same request claims the same key and gets the same reply, never a second CRM entity;
+ * - any other delivery has none: it is processed without dedupe, and 'error' says so once per
+ *   kind (v3 deliveries carry no key by design, so they are not reported).
+ */
+export class DeliveryKeys {
+  readonly #reporter: Reporter;
+  readonly #unkeyed = new Set<string>();
+
+  constructor(reporter: Reporter) {
+    this.#reporter = reporter;
+  }
+
+  /** A v2 delivery's own `meta.idempotency_key`, unless it is missing, empty or blank. */
+  givenKey(webhook: Webhook): string | undefined {
+    const given = webhook.api === 'v2' ? webhook.meta.idempotency_key : undefined;
+    return given !== undefined && given !== null && String(given).trim() !== '' ? String(given) : undefined;
+  }
+
+  /**
+   * For a delivery without a key of its own: the key derived from a CRM request's kind and body
+   * (its body as it arrived, `delivery.context.rawBody`), or undefined for any other delivery (a
+   * v2 one reported, once per kind).
+   */
+  async derivedKey(webhook: Webhook, delivery: Delivery): Promise<string | undefined> {
+    const kind = responderKind(webhook);
+    if (kind) return derivedKey(kind, delivery.context.rawBody);
+    if (webhook.api === 'v2') this.#reportUnkeyed(String(webhook.event), delivery);
+    return undefined;
+  }
+
+  #reportUnkeyed(kind: string, delivery: Delivery): void {
+    if (this.#unkeyed.size >= MAX_UNKEYED_KINDS || this.#unkeyed.has(kind)) return;
+    this.#unkeyed.add(kind);
+    const why = `a ${kind} delivery came without meta.idempotency_key: such deliveries are processed without dedupe`;
+    this.#reporter.report(new GatewayError(why), delivery.context, 'dedupe');
+  }
+}
+
+/**
+ * `<kind>:sha256:<hex of the body's SHA-256>`. The body's bytes as they arrived; a body a framework
+ * parsed already is hashed as its JSON text. Web Crypto, so the `/webhooks` entry runs in any
+ * Fetch-API runtime (Node, Bun, Deno, Workers).
+ */
+export async function derivedKey(kind: string, body: unknown): Promise<string> {
+  const bytes: BufferSource =
+    body instanceof Uint8Array || body instanceof ArrayBuffer
+      ? (body as BufferSource) // a body read from a request: never on a SharedArrayBuffer
+      : encoder.encode(typeof body === 'string' ? body : JSON.stringify(body));
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes));
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return `${kind}:sha256:${hex}`;
+}

@@ -1,0 +1,238 @@
+import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
+import { readJsonBody } from '../decode/json-body.js';
+import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
+import type { BackgroundTasks } from './background-tasks.js';
+import type { Claim, Claims } from './claims.js';
+import type { Delivery, Ending } from './delivery.js';
+import type { DeliveryKeys } from './delivery-key.js';
+import { describeWebhook, type WebhookTrace } from './diagnostics.js';
+import { type DispatchParts, dispatchNow, startBackground } from './dispatch.js';
+import type { ResolvedHandlerOptions } from './options.js';
+import { answerOf, type KeyAction, OUTCOMES, type Outcome } from './outcomes.js';
+import { isProbe } from './probe.js';
+import { type BodyRead, readRequestBody } from './read-request-body.js';
+import { asGatewayError } from './reporting.js';
+import { header, type WebhookRequest, type WebhookResponse } from './request.js';
+import { type Answered, type AnswerParts, answer, responderKind } from './responder.js';
+import type { Authentication, Verifier } from './verify.js';
+
+const MISSING_BODY =
+  'the delivery had no body: a body parser of the framework read it first and kept nothing the SDK ' +
+  'can use. Give the adapter the raw body: createNodeMiddleware for node:http, Express and NestJS, ' +
+  'createFastifyPlugin for Fastify, createKoaMiddleware for Koa, createFetchHandler for Fetch-API ' +
+  'runtimes (in Hono, give it c.req, which keeps a body a middleware read), and mount it before ' +
+  'any middleware that reads the body.';
+
+/** What a delivery that is not a CRM request answers with: no reply, nothing to keep. */
+const NO_REPLY: Answered = { reply: undefined, kept: true };
+
+/** Everything the pipeline's steps use, built once by the handler. */
+export interface PipelineParts extends AnswerParts, DispatchParts {
+  options: ResolvedHandlerOptions;
+  verifier: Verifier;
+  keys: DeliveryKeys;
+  background: BackgroundTasks;
+}
+
+/**
+ * The receive pipeline: verify (URL and headers only) → read (bounded in bytes and time) →
+ * decode → claim the idempotency key → answer (a CRM reply) → dispatch → settle the key. Each
+ * step ends by naming a row of the outcome table (`OUTCOMES`), which alone decides the answer and
+ * what becomes of the key.
+ */
+export class Pipeline {
+  readonly #parts: PipelineParts;
+
+  constructor(parts: PipelineParts) {
+    this.#parts = parts;
+  }
+
+  /** Handles one delivery, from its request to its answer. Never throws. */
+  async handle(
+    request: WebhookRequest,
+    waitUntil: Delivery['waitUntil'],
+    trace?: WebhookTrace,
+  ): Promise<WebhookResponse> {
+    const method = String(request.method ?? '');
+    const delivery: Delivery = {
+      context: { request: { method, url: String(request.url ?? '') } },
+      waitUntil,
+      stage: 'read',
+    };
+    let ending: Ending;
+    try {
+      ending = await this.#run(request, delivery);
+    } catch (error) {
+      this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
+      ending = { outcome: 'unexpected' };
+    }
+    await this.#settle(ending, delivery);
+    const response = answerOf(ending.outcome, ending.reply);
+    if (trace) {
+      if (delivery.context.webhook) describeWebhook(trace, delivery.context.webhook);
+      trace.outcome = ending.outcome;
+      trace.status = response.status;
+    }
+    return response;
+  }
+
+  /**
+   * verify → read → decode → claim → answer → dispatch: each step gives what the next one needs,
+   * or how the delivery ended.
+   */
+  async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
+    if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
+    const auth = this.#parts.verifier.verify(request);
+    if (!auth) return this.#refuse(request, delivery);
+    const { maxBodyBytes, bodyTimeoutMs, replyTimeoutMs } = this.#parts.options;
+    if (Number(header(request.headers, 'content-length')) > maxBodyBytes) return { outcome: 'tooLarge' };
+    const read = this.#bodyOf(
+      await readRequestBody(request.body, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }),
+      delivery,
+    );
+    if ('outcome' in read) return read;
+    const decoded = this.#decode(read.body, auth, delivery);
+    if ('outcome' in decoded) return decoded;
+    const { webhook } = decoded;
+    const deadline = Date.now() + replyTimeoutMs; // the answer and the dispatch after it share it
+    const claimed = await this.#claim(webhook, delivery);
+    if ('outcome' in claimed) return claimed;
+    return await this.#answerAndDispatch(webhook, delivery, deadline, claimed.kept);
+  }
+
+  /** An unauthenticated request: refused, unless it is the v3 probe (which needs no credentials). */
+  async #refuse(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
+    const { verifier, options } = this.#parts;
+    if (verifier.mayBeProbe(request) && (await isProbe(request, options.bodyTimeoutMs)))
+      return { outcome: 'probe' };
+    return this.#unauthorized(verifier.expected, delivery);
+  }
+
+  /** read: the body as read within `maxBodyBytes` and `bodyTimeoutMs`, or why there is none. */
+  #bodyOf(read: BodyRead, delivery: Delivery): Ending | { body: unknown } {
+    if (read.kind === 'tooLarge') return { outcome: 'tooLarge' };
+    if (read.kind === 'timeout') return { outcome: 'bodyTimeout' };
+    if (read.kind === 'gone') return { outcome: 'clientGone' };
+    if (read.kind === 'missing') {
+      const error = new GatewayError(`Webhook delivery not handled: ${MISSING_BODY}`);
+      this.#parts.reporter.report(error, delivery.context, 'read');
+      return { outcome: 'bodyMissing' };
+    }
+    delivery.context.rawBody = read.body;
+    return { body: read.body };
+  }
+
+  /** decode: JSON, then the v2 or v3 delivery; items that do not decode are reported, the rest go on. */
+  #decode(body: unknown, auth: Authentication, delivery: Delivery): Ending | { webhook: Webhook } {
+    delivery.stage = 'decode';
+    const parsed = readJsonBody(body);
+    if (!parsed.ok) return this.#invalid(parsed.error, delivery);
+    const surface = surfaceOf(parsed.value);
+    if (auth === 'crmKey' && surface === 'v2') {
+      return this.#unauthorized('a v2 delivery needs the secret; the crmKey authenticates v3 only', delivery);
+    }
+    // A value a framework's parser made is copied, so listeners never share the caller's objects.
+    const value = parsed.raw === parsed.value ? copyParsed(parsed.value) : parsed.value;
+    const decoded = decodeAs(value, surface);
+    if (!decoded.ok) {
+      return this.#invalid(
+        new WebhookParseError(decoded.issues, parsed.raw, { omitted: decoded.omitted ?? 0 }),
+        delivery,
+      );
+    }
+    const { webhook } = decoded;
+    delivery.context.webhook = webhook;
+    if (webhook.rejected.length > 0) this.#parts.reporter.rejectedItems(webhook, delivery.context);
+    return { webhook };
+  }
+
+  /**
+   * claim: the delivery's key (see `DeliveryKeys`), when it has one and dedupe is on, from the
+   * store. Goes on with the reply an earlier attempt kept, if any: the responder ran already.
+   */
+  async #claim(webhook: Webhook, delivery: Delivery): Promise<Ending | { kept?: Answered }> {
+    const { claims, keys } = this.#parts;
+    if (!claims) return {};
+    const key = keys.givenKey(webhook) ?? (await keys.derivedKey(webhook, delivery));
+    if (key === undefined) return {};
+    delivery.stage = 'dedupe';
+    const claimed = await claims.claim(key);
+    if (claimed.state === 'done') return { outcome: 'duplicate', reply: claimed.reply };
+    if (claimed.state === 'processing') return { outcome: 'processing' };
+    delivery.claim = { key, token: claimed.token };
+    return claimed.reply === undefined ? {} : { kept: { reply: claimed.reply, kept: true } };
+  }
+
+  /** answer (unless a reply was kept) → dispatch, in a background place reserved before the responder runs. */
+  async #answerAndDispatch(
+    webhook: Webhook,
+    delivery: Delivery,
+    deadline: number,
+    kept?: Answered,
+  ): Promise<Ending> {
+    const parts = this.#parts;
+    const slot = parts.mode === 'background' ? parts.background.reserve() : undefined;
+    if (parts.mode === 'background' && !slot) return { outcome: 'busy' };
+    try {
+      const kind = responderKind(webhook);
+      const answered = kept ?? (kind ? await answer(parts, kind, webhook, delivery, deadline) : NO_REPLY);
+      if (!answered) return { outcome: 'replyFailed' };
+      delivery.stage = 'dispatch';
+      if (slot) {
+        startBackground(parts, webhook, delivery, slot);
+        return { outcome: 'accepted', reply: answered.reply };
+      }
+      const dispatched = await dispatchNow(parts, webhook, delivery, deadline);
+      const outcome = dispatched === 'done' ? 'accepted' : this.#dispatchFailed(answered, delivery);
+      return { outcome, reply: answered.reply };
+    } finally {
+      slot?.cancel(); // nothing once the dispatch started in it
+    }
+  }
+
+  /** The outcome of an 'await' or queue dispatch that failed, by what became of the CRM reply. */
+  #dispatchFailed(answered: Answered, delivery: Delivery): Outcome {
+    const hasReply = answered.reply !== undefined;
+    if (hasReply && !answered.kept) return 'answeredReplyNotKept';
+    const replyKept = hasReply && delivery.claim !== undefined;
+    if (this.#parts.mode === 'await') return replyKept ? 'listenerFailedReplyKept' : 'listenerFailed';
+    return replyKept ? 'queueFailedReplyKept' : 'queueFailed';
+  }
+
+  /**
+   * settle: applies the outcome's rule to the claimed key; work still running past the answer
+   * decides it when it ends. A store that fails here changes no answer: the work is done (or
+   * failed) already, and a claim not released ends with its lease.
+   */
+  #settle(ending: Ending, delivery: Delivery): Promise<void> | undefined {
+    const { claim, lateWork } = delivery;
+    if (!claim) return;
+    if (!lateWork) return this.#applyKey(OUTCOMES[ending.outcome].key, ending.reply, delivery);
+    void lateWork.then(
+      (action) => this.#applyKey(action, ending.reply, delivery),
+      (error: unknown) => this.#parts.reporter.report(asGatewayError(error), delivery.context, 'dedupe'),
+    );
+  }
+
+  /** Completes or releases the delivery's key; a store failure is reported, never thrown. */
+  #applyKey(action: KeyAction, reply: unknown, delivery: Delivery): Promise<void> {
+    const { claims, reporter } = this.#parts;
+    return (claims as Claims)
+      .apply(delivery.claim as Claim, action, reply)
+      .catch((error: unknown) => reporter.report(asGatewayError(error), delivery.context, 'dedupe'));
+  }
+
+  #unauthorized(why: string, delivery: Delivery): Ending {
+    this.#parts.reporter.report(
+      new WebhookAuthError(`Webhook delivery refused: ${why}`),
+      delivery.context,
+      'auth',
+    );
+    return { outcome: 'unauthorized' };
+  }
+
+  #invalid(error: WebhookParseError, delivery: Delivery): Ending {
+    this.#parts.reporter.report(error, delivery.context, 'decode');
+    return { outcome: 'invalid' };
+  }
+}
