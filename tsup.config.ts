@@ -37,7 +37,7 @@ const shared: Options = {
   platform: 'neutral',
   // Keep `node:` in imports: Deno and workers resolve built-ins only by that prefix.
   removeNodeProtocol: false,
-  external: ['ky', 'zod', 'eventemitter3', 'ioredis', 'redis', '@opentelemetry/api', /^node:/],
+  external: ['ky', 'zod', 'ioredis', 'redis', '@opentelemetry/api', /^node:/],
 };
 
 function writeBin(outDir: string): void {

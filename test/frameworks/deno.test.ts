@@ -1,5 +1,5 @@
 // Deno, from its npm package: Deno.serve with the built /webhooks entry, which finds zod and
-// eventemitter3 in node_modules (Deno reads package.json), with network and read access only.
+// node_modules (Deno reads package.json), with network and read access only.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
