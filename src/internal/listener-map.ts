@@ -98,7 +98,7 @@ export class Listeners<Events extends EventMap<Events>> {
     return this;
   }
 
-  /** The same as {@link Listeners.on}. */
+  /** The same as `on`. */
   addListener<E extends keyof Events>(event: E, fn: ListenerOf<Events, E>, context?: unknown): this {
     return this.on(event, fn, context);
   }
@@ -118,7 +118,7 @@ export class Listeners<Events extends EventMap<Events>> {
     return this;
   }
 
-  /** The same as {@link Listeners.off}. */
+  /** The same as `off`. */
   removeListener<E extends keyof Events>(
     event: E,
     fn?: ListenerOf<Events, E>,

@@ -1,4 +1,4 @@
-// Deno, from its npm package: Deno.serve with the built /webhooks entry, which finds zod and
+// Deno, from its npm package: Deno.serve with the built /webhooks entry, which finds zod in
 // node_modules (Deno reads package.json), with network and read access only.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
