@@ -1,9 +1,17 @@
 // Cold import of the built entries vs importing zod alone: each a fresh `node` process, rounds
 // interleaved so drift hits all alike, medians of wall time (node's own start-up included, as a
 // user's process pays it). It imports dist/, which `npm run bench` builds first.
+//
+// The ESM build is one file per module, so that a bundler keeps only what a script imports; Node
+// then loads each of the entry's modules as a file of its own, which costs more than a few
+// chunks did. The bounds allow for that: a one-time cost at start-up, paid for the bundles.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { median, verdict } from './stats.js';
+
+/** Bounds on an entry's cold import, as a multiple of importing zod alone. */
+const MAX_MAIN = 1.5;
+const MAX_WEBHOOKS = 1.3;
 
 const variants: Record<string, string> = {
   node: '',
@@ -28,9 +36,14 @@ export async function coldImportBench(): Promise<{ lines: string[]; ok: boolean 
   return {
     lines: [
       `cold import, median ms of 20: node alone ${ms('node').toFixed(1)}, zod ${ms('zod').toFixed(1)}, main ${ms('main').toFixed(1)}, /webhooks ${ms('/webhooks').toFixed(1)}`,
-      verdict('main entry / zod alone', `${main.toFixed(2)}×`, main <= 1.3, '≤ 1.3×'),
-      verdict('/webhooks entry / zod alone', `${hooks.toFixed(2)}×`, hooks <= 1.15, '≤ 1.15×'),
+      verdict('main entry / zod alone', `${main.toFixed(2)}×`, main <= MAX_MAIN, `≤ ${MAX_MAIN}×`),
+      verdict(
+        '/webhooks entry / zod alone',
+        `${hooks.toFixed(2)}×`,
+        hooks <= MAX_WEBHOOKS,
+        `≤ ${MAX_WEBHOOKS}×`,
+      ),
     ],
-    ok: main <= 1.3 && hooks <= 1.15,
+    ok: main <= MAX_MAIN && hooks <= MAX_WEBHOOKS,
   };
 }
