@@ -4,22 +4,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
-import { post } from '../support/deliveries.js';
+import { keylessContactAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
 
 const to = (body: unknown) => post(body, HOOK_URL);
 
-/** A v2 contact_add with no meta.idempotency_key. */
-function keylessContactAdd(name = 'Alice'): string {
-  const body = structuredClone(fixture('v2', 'crm_entities.contact_add')) as {
-    data: { name: string }[];
-    meta: Record<string, unknown>;
-  };
-  delete body.meta.idempotency_key;
-  (body.data[0] as { name: string }).name = name;
-  return JSON.stringify(body);
-}
 const createContact = JSON.stringify(fixture('v3', 'createContact'));
 const createDeal = JSON.stringify(fixture('v3', 'createDeal'));
 
