@@ -10,6 +10,7 @@ export {
   WebhookAuthError,
   WebhookParseError,
 } from './core/errors.js';
+export { qrToPng } from './resources/channel-connect/qr-to-png.js';
 // Types and constants only: the schema values live in `messaging-gateway-sdk/schemas`.
 export {
   type ChannelLifecycle,
@@ -108,7 +109,6 @@ export {
   safeParseWebhook,
   type Webhook,
 } from './webhooks/decode/parse.js';
-export { qrToPng } from './webhooks/decode/qr-to-png.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type {
   ErrorContext,

@@ -4,22 +4,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { redisDedupeStore } from '../../src/redis.js';
 import type { DispatchMode } from '../../src/webhooks/receive/options.js';
-import { post } from '../support/deliveries.js';
+import { keylessContactAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
 import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { useRedisTarget } from '../support/redis-target.js';
-
-/** A v2 contact_add with no meta.idempotency_key, made unique per test so the shared Redis starts empty for it. */
-function keylessContactAdd(name: string): string {
-  const body = structuredClone(fixture('v2', 'crm_entities.contact_add')) as {
-    data: { name: string }[];
-    meta: Record<string, unknown>;
-  };
-  delete body.meta.idempotency_key;
-  (body.data[0] as { name: string }).name = name;
-  return JSON.stringify(body);
-}
 
 /** A v3 createContact, made unique per test. */
 function createContact(name: string): string {

@@ -15,3 +15,14 @@ export function messageAdd(key: string = crypto.randomUUID(), text = 'hello'): s
 export function post(body: unknown, url = '/hooks', headers: Record<string, string> = {}) {
   return { method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, body };
 }
+
+/** A v2 contact_add with no meta.idempotency_key, whose contact is `name` (a test makes it unique). */
+export function keylessContactAdd(name = 'Alice'): string {
+  const body = structuredClone(fixture('v2', 'crm_entities.contact_add')) as {
+    data: { name: string }[];
+    meta: Record<string, unknown>;
+  };
+  delete body.meta.idempotency_key;
+  (body.data[0] as { name: string }).name = name;
+  return JSON.stringify(body);
+}

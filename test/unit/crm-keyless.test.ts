@@ -4,22 +4,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
-import { post } from '../support/deliveries.js';
+import { keylessContactAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
 
 const to = (body: unknown) => post(body, HOOK_URL);
 
-/** A v2 contact_add with no meta.idempotency_key. */
-function keylessContactAdd(name = 'Alice'): string {
-  const body = structuredClone(fixture('v2', 'crm_entities.contact_add')) as {
-    data: { name: string }[];
-    meta: Record<string, unknown>;
-  };
-  delete body.meta.idempotency_key;
-  (body.data[0] as { name: string }).name = name;
-  return JSON.stringify(body);
-}
 const createContact = JSON.stringify(fixture('v3', 'createContact'));
 const createDeal = JSON.stringify(fixture('v3', 'createDeal'));
 
@@ -102,6 +92,27 @@ describe('A keyless CRM request gets a key derived from its kind and body', () =
     expect((await hooks.handle(to(JSON.parse(createContact)))).status).toBe(500);
     const retry = await hooks.handle(to(JSON.parse(createContact)));
     expect([retry.status, JSON.parse(retry.body).id, contacts.created]).toEqual([200, 'crm-1', 1]);
+  });
+
+  it('the same request raw and already parsed gets the same key, however its JSON is spelled', async () => {
+    // A service may escape '/' and non-ASCII text ('\\/', '\\u0410') and put a BOM or spaces in:
+    // the text differs from JSON.stringify of the value a framework's parser made of it.
+    const spelled =
+      '\uFEFF{ "createContact": {"responsibleUserId":"u-17","name":"\\u0410\\u043b\\u0438\\u0441\\u0430",' +
+      '"contactData":[{"chatType":"whatsapp","chatId":"79001234567"}],"source":"auto","uri":"https:\\/\\/crm"}}';
+    const parsed = JSON.parse(spelled.slice(1));
+    for (const [first, retry] of [
+      [spelled, parsed],
+      [parsed, new TextEncoder().encode(spelled)],
+    ]) {
+      const contacts = crm();
+      const { hooks } = collecting({ dispatch: 'await' });
+      hooks.respond('v3.createContact', contacts.create);
+      hooks.on('v3.createContact', failingTimes(1));
+      expect((await hooks.handle(to(first))).status).toBe(500);
+      const answer = await hooks.handle(to(retry));
+      expect([answer.status, JSON.parse(answer.body).id, contacts.created]).toEqual([200, 'crm-1', 1]);
+    }
   });
 
   it('with dedupe off, a keyless CRM request is processed every time (no key, no store)', async () => {

@@ -7,7 +7,7 @@ import {
   parseWebhook,
   safeParseWebhook,
 } from '../../src/webhooks/decode/parse.js';
-import { qrToPng } from '../../src/webhooks/decode/qr-to-png.js';
+import { qrToPng } from '../../src/resources/channel-connect/qr-to-png.js';
 import { fixture, fixtures } from '../support/fixtures.js';
 
 describe('Decoding: every v2 event kind of the spec', () => {

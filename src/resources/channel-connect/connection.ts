@@ -16,8 +16,8 @@ import type {
   Submit2faParams,
 } from '../../schemas/channels.js';
 import type { Webhook } from '../../webhooks/decode/parse.js';
-import { qrToPng } from '../../webhooks/decode/qr-to-png.js';
 import { Inbox, type InboxItem } from './inbox.js';
+import { qrToPng } from './qr-to-png.js';
 import { signalsOf } from './signals.js';
 import type { ConnectOptions, ConnectStep } from './steps.js';
 

@@ -13,8 +13,8 @@ const encoder = new TextEncoder();
  * The idempotency key a delivery claims, by the first rule that fits:
  * - a v2 delivery's own `meta.idempotency_key` (an empty or blank one counts as none);
  * - a CRM request without one (every v3 createContact and createDeal, a v2 contact_add or deal_add
- *   without it): a key derived from its kind and its body's bytes, so the service's retry of the
- *   same request claims the same key and gets the same reply, never a second CRM entity;
+ *   without it): a key derived from its kind and its body's JSON value, so the service's retry of
+ *   the same request claims the same key and gets the same reply, never a second CRM entity;
  * - any other delivery has none: it is processed without dedupe, and 'error' says so once per
  *   kind (v3 deliveries carry no key by design, so they are not reported).
  */
@@ -33,13 +33,13 @@ export class DeliveryKeys {
   }
 
   /**
-   * For a delivery without a key of its own: the key derived from a CRM request's kind and body
-   * (its body as it arrived, `delivery.context.rawBody`), or undefined for any other delivery (a
-   * v2 one reported, once per kind).
+   * For a delivery without a key of its own: the key derived from a CRM request's kind and `body`
+   * (the value its JSON parsed to), or undefined for any other delivery (a v2 one reported, once
+   * per kind).
    */
-  async derivedKey(webhook: Webhook, delivery: Delivery): Promise<string | undefined> {
+  async derivedKey(webhook: Webhook, body: unknown, delivery: Delivery): Promise<string | undefined> {
     const kind = responderKind(webhook);
-    if (kind) return derivedKey(kind, delivery.context.rawBody);
+    if (kind) return derivedKey(kind, body);
     if (webhook.api === 'v2') this.#reportUnkeyed(String(webhook.event), delivery);
     return undefined;
   }
@@ -53,15 +53,14 @@ export class DeliveryKeys {
 }
 
 /**
- * `<kind>:sha256:<hex of the body's SHA-256>`. The body's bytes as they arrived; a body a framework
- * parsed already is hashed as its JSON text. Web Crypto, so the `/webhooks` entry runs in any
- * Fetch-API runtime (Node, Bun, Deno, Workers).
+ * `<kind>:sha256:<hex of the SHA-256 of JSON.stringify(body)>`, `body` being the parsed value. Not
+ * the bytes as they arrived: one delivery may reach the handler as text on one attempt and as the
+ * value a framework's parser made on the next (another instance, other middleware), and its text
+ * may carry a BOM, spaces or escapes (`\/`, `\u0410`) that the value does not. Web Crypto, so the
+ * `/webhooks` entry runs in any Fetch-API runtime (Node, Bun, Deno, Workers).
  */
 export async function derivedKey(kind: string, body: unknown): Promise<string> {
-  const bytes: BufferSource =
-    body instanceof Uint8Array || body instanceof ArrayBuffer
-      ? (body as BufferSource) // a body read from a request: never on a SharedArrayBuffer
-      : encoder.encode(typeof body === 'string' ? body : JSON.stringify(body));
+  const bytes = encoder.encode(JSON.stringify(body));
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes));
   let hex = '';
   for (const byte of digest) hex += byte.toString(16).padStart(2, '0');

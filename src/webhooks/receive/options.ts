@@ -33,8 +33,10 @@ export interface WebhookHandlerOptions {
   /** `true` is `dispatch: 'await'` (the option of 0.1). */
   awaitListeners?: boolean;
   /**
-   * Idempotency keys (v2 `meta.idempotency_key`): `true` keeps them in memory (bounded), `false`
-   * processes every delivery, or a {@link DedupeStore} shared by a fleet. @default true
+   * Idempotency keys (v2 `meta.idempotency_key`, and for a CRM request without one a key derived
+   * from its kind and body): `true` keeps them in memory (bounded), `false` processes every
+   * delivery (a keyless CRM request's retry then runs its responder again), or a
+   * {@link DedupeStore} shared by a fleet. @default true
    */
   dedupe?: boolean | DedupeStore;
   /** How long a processed key is remembered (ms). @default 86400000 (24 hours) */

@@ -26,7 +26,7 @@ const retryLater = { 'retry-after': String(RETRY_AFTER_SECONDS) };
  *
  * Which key a delivery holds is decided before any of these (`DeliveryKeys`): its own
  * `meta.idempotency_key`; for a CRM request without one (every v3 createContact and createDeal, a
- * v2 contact_add or deal_add without it) a key derived from its kind and its body's bytes, so
+ * v2 contact_add or deal_add without it) a key derived from its kind and its body's JSON value, so
  * every row below holds for it unchanged; any other delivery without one has no key, and its
  * outcome changes no key.
  */

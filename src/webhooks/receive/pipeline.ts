@@ -95,7 +95,7 @@ export class Pipeline {
     if ('outcome' in decoded) return decoded;
     const { webhook } = decoded;
     const deadline = Date.now() + replyTimeoutMs; // the answer and the dispatch after it share it
-    const claimed = await this.#claim(webhook, delivery);
+    const claimed = await this.#claim(webhook, decoded.value, delivery);
     if ('outcome' in claimed) return claimed;
     return await this.#answerAndDispatch(webhook, delivery, deadline, claimed.kept);
   }
@@ -123,7 +123,11 @@ export class Pipeline {
   }
 
   /** decode: JSON, then the v2 or v3 delivery; items that do not decode are reported, the rest go on. */
-  #decode(body: unknown, auth: Authentication, delivery: Delivery): Ending | { webhook: Webhook } {
+  #decode(
+    body: unknown,
+    auth: Authentication,
+    delivery: Delivery,
+  ): Ending | { webhook: Webhook; value: unknown } {
     delivery.stage = 'decode';
     const parsed = readJsonBody(body);
     if (!parsed.ok) return this.#invalid(parsed.error, delivery);
@@ -143,17 +147,18 @@ export class Pipeline {
     const { webhook } = decoded;
     delivery.context.webhook = webhook;
     if (webhook.rejected.length > 0) this.#parts.reporter.rejectedItems(webhook, delivery.context);
-    return { webhook };
+    return { webhook, value: parsed.value };
   }
 
   /**
-   * claim: the delivery's key (see `DeliveryKeys`), when it has one and dedupe is on, from the
-   * store. Goes on with the reply an earlier attempt kept, if any: the responder ran already.
+   * claim: the delivery's key (see `DeliveryKeys`; `body` is the value its JSON parsed to), when it
+   * has one and dedupe is on, from the store. Goes on with the reply an earlier attempt kept, if
+   * any: the responder ran already.
    */
-  async #claim(webhook: Webhook, delivery: Delivery): Promise<Ending | { kept?: Answered }> {
+  async #claim(webhook: Webhook, body: unknown, delivery: Delivery): Promise<Ending | { kept?: Answered }> {
     const { claims, keys } = this.#parts;
     if (!claims) return {};
-    const key = keys.givenKey(webhook) ?? (await keys.derivedKey(webhook, delivery));
+    const key = keys.givenKey(webhook) ?? (await keys.derivedKey(webhook, body, delivery));
     if (key === undefined) return {};
     delivery.stage = 'dedupe';
     const claimed = await claims.claim(key);
