@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
+import { qrToPng } from '../../src/resources/channel-connect/qr-to-png.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
-import { qrToPng } from '../../src/resources/channel-connect/qr-to-png.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { listen } from '../support/servers.js';
 

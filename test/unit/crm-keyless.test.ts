@@ -115,6 +115,21 @@ describe('A keyless CRM request gets a key derived from its kind and body', () =
     }
   });
 
+  it('the same body after the retry window is a new request: a deal deleted and added again reaches the responder', async () => {
+    let now = 1_000_000;
+    const dedupe = new MemoryDedupeStore({}, () => now);
+    const contacts = crm();
+    const { hooks } = collecting({ dispatch: 'await', dedupe });
+    hooks.respond('v3.createContact', contacts.create);
+    const ids = async () => JSON.parse((await hooks.handle(to(createContact))).body).id;
+    expect(await ids()).toBe('crm-1');
+    now += 9 * 60_000; // a retry of the same request, within the window
+    expect(await ids()).toBe('crm-1');
+    now += 2 * 60_000 + 1; // past 10 minutes since it was done: the user asked again
+    expect(await ids()).toBe('crm-2');
+    expect(contacts.created).toBe(2);
+  });
+
   it('with dedupe off, a keyless CRM request is processed every time (no key, no store)', async () => {
     const contacts = crm();
     const { hooks, errors } = collecting({ dedupe: false });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, WebhookParseError } from '../../src/core/errors.js';
+import { qrToPng } from '../../src/resources/channel-connect/qr-to-png.js';
 import { isInbound, isOutbound } from '../../src/webhooks/decode/guards.js';
 import {
   parseV2Webhook,
@@ -7,7 +8,6 @@ import {
   parseWebhook,
   safeParseWebhook,
 } from '../../src/webhooks/decode/parse.js';
-import { qrToPng } from '../../src/resources/channel-connect/qr-to-png.js';
 import { fixture, fixtures } from '../support/fixtures.js';
 
 describe('Decoding: every v2 event kind of the spec', () => {

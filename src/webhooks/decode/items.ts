@@ -89,8 +89,8 @@ export class Items<T> {
   /**
    * Positions of the rejected items, in order: the first `badCount` entries. A typed array, made
    * at the first rejected item for the whole list (4 bytes per item, less than the item's own
-   * text): a million positions pushed on a plain array cost ~100 ms of garbage collection beside
-   * the parsed body, 20× their own work.
+   * text): a million positions pushed on a plain array cost far more in garbage collection than
+   * the work of keeping them.
    */
   private bad: Uint32Array | undefined;
   /** How many items were rejected. */

@@ -8,7 +8,16 @@ import type { KeyAction } from './outcomes.js';
 export interface Claim {
   key: string;
   token: string | undefined;
+  /** Whether the key was derived from a keyless CRM request's body (see `DeliveryKeys`). */
+  derived: boolean;
 }
+
+/**
+ * Longest life of a derived key once done or kept (ms). A derived key stands for one request's
+ * body, and the service's retries of that request come within minutes; the same body later is a
+ * new request (a deal deleted in the CRM and added again), which must reach the responder.
+ */
+export const DERIVED_KEY_TTL_MS = 10 * 60_000;
 
 /** Longest wait for one call of the dedupe store (ms): a store that hangs must not hang a delivery. */
 export const STORE_TIMEOUT_MS = 5_000;
@@ -35,16 +44,27 @@ export class Claims {
    * delivery is answered with it and the responder never runs twice for one key.
    */
   keepReply(claim: Claim, reply: unknown): Promise<void> {
-    return bounded(() => this.store.keepReply(claim.key, reply, this.ttlMs, claim.token), 'keepReply');
+    return bounded(
+      () => this.store.keepReply(claim.key, reply, this.#ttlOf(claim), claim.token),
+      'keepReply',
+    );
   }
 
   /** Applies an outcome's key action: `done` completes (with the reply), `released` releases. */
   apply(claim: Claim, action: KeyAction, reply?: unknown): Promise<void> {
     if (action === 'done') {
-      return bounded(() => this.store.complete(claim.key, this.ttlMs, reply, claim.token), 'complete');
+      return bounded(
+        () => this.store.complete(claim.key, this.#ttlOf(claim), reply, claim.token),
+        'complete',
+      );
     }
     if (action === 'released') return bounded(() => this.store.release(claim.key, claim.token), 'release');
     return Promise.resolve();
+  }
+
+  /** How long the store remembers the claim's key once done, or its kept reply. */
+  #ttlOf(claim: Claim): number {
+    return claim.derived ? Math.min(this.ttlMs, DERIVED_KEY_TTL_MS) : this.ttlMs;
   }
 }
 

@@ -14,7 +14,9 @@ const encoder = new TextEncoder();
  * - a v2 delivery's own `meta.idempotency_key` (an empty or blank one counts as none);
  * - a CRM request without one (every v3 createContact and createDeal, a v2 contact_add or deal_add
  *   without it): a key derived from its kind and its body's JSON value, so the service's retry of
- *   the same request claims the same key and gets the same reply, never a second CRM entity;
+ *   the same request claims the same key and gets the same reply, never a second CRM entity. It
+ *   is remembered for at most `DERIVED_KEY_TTL_MS` (10 minutes): the same body later is a new
+ *   request;
  * - any other delivery has none: it is processed without dedupe, and 'error' says so once per
  *   kind (v3 deliveries carry no key by design, so they are not reported).
  */

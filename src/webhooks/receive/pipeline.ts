@@ -158,13 +158,14 @@ export class Pipeline {
   async #claim(webhook: Webhook, body: unknown, delivery: Delivery): Promise<Ending | { kept?: Answered }> {
     const { claims, keys } = this.#parts;
     if (!claims) return {};
-    const key = keys.givenKey(webhook) ?? (await keys.derivedKey(webhook, body, delivery));
+    const given = keys.givenKey(webhook);
+    const key = given ?? (await keys.derivedKey(webhook, body, delivery));
     if (key === undefined) return {};
     delivery.stage = 'dedupe';
     const claimed = await claims.claim(key);
     if (claimed.state === 'done') return { outcome: 'duplicate', reply: claimed.reply };
     if (claimed.state === 'processing') return { outcome: 'processing' };
-    delivery.claim = { key, token: claimed.token };
+    delivery.claim = { key, token: claimed.token, derived: given === undefined };
     return claimed.reply === undefined ? {} : { kept: { reply: claimed.reply, kept: true } };
   }
 
