@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
 import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
-import { EXIT, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
+import { EXIT, forTerminal, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -58,12 +58,14 @@ export async function decode(args: string[], io: Io): Promise<number> {
     throw new UsageError(`cannot read ${file}: ${error.code ?? 'unreadable'}`);
   });
   const result = safeParseWebhook(input);
+  // Text lines hold the delivery's own keys and values: shown, never obeyed by the terminal.
+  const say = (line: string) => io.out(forTerminal(line));
   if (!result.success) {
     const issues = result.error.issues;
     if (values.json) io.out(JSON.stringify({ ok: false, issues }));
     else {
-      io.out(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
-      for (const issue of issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
+      say(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
+      for (const issue of issues) say(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
     }
     return EXIT.failed;
   }
@@ -80,11 +82,11 @@ export async function decode(args: string[], io: Io): Promise<number> {
     io.out(`{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`);
     return EXIT.ok;
   }
-  io.out(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
-  for (const [path, item] of items) io.out(`${path}: ${printable(item)}`);
+  say(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
+  for (const [path, item] of items) say(`${path}: ${printable(item)}`);
   for (const r of rejected) {
-    io.out(`rejected item ${r.index}:`);
-    for (const issue of r.issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
+    say(`rejected item ${r.index}:`);
+    for (const issue of r.issues) say(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
   }
   return EXIT.ok;
 }

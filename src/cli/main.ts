@@ -8,7 +8,16 @@ import { channelsConnect } from './channels-connect.js';
 import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
 import { helpOf } from './help.js';
-import { EXIT, exitQuietlyOnClosedOutput, forTerminal, type Io, processIo, UsageError } from './io.js';
+import { stopRunning } from './interrupt.js';
+import {
+  EXIT,
+  exitQuietlyOnClosedOutput,
+  forTerminal,
+  type Io,
+  isOutputClosed,
+  processIo,
+  UsageError,
+} from './io.js';
 import { replay } from './replay.js';
 import { send } from './send.js';
 import { nearest } from './suggest.js';
@@ -80,14 +89,16 @@ async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     const usage =
       error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
-    io.err(`${command}: ${(error as Error).message}`);
+    io.err(forTerminal(`${command}: ${(error as Error).message}`));
     if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
     return usage ? EXIT.usage : EXIT.failed;
   }
 }
 
-exitQuietlyOnClosedOutput();
+exitQuietlyOnClosedOutput(stopRunning);
 // No top-level await: the bin also builds to CommonJS.
 void main(process.argv.slice(2), processIo).then((code) => {
   process.exitCode = code;
+  // Output closed mid-command: what it set up is removed by now; nothing is left to print.
+  if (isOutputClosed()) process.exit(code);
 });

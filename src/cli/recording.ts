@@ -118,4 +118,6 @@ export async function readSavedFile(file: string, limit: number, followLink = fa
 }
 
 /** A path `replay` will not read: not a regular file, or a link where none is followed. */
-export class NotAFileError extends Error {}
+export class NotAFileError extends Error {
+  override name = 'NotAFileError';
+}

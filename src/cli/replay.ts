@@ -120,7 +120,7 @@ interface Run {
 /** Prints why a file was not sent; resolves to the failed exit code. */
 function notSent(run: Run, file: string, error: { class: string; message: string }): number {
   if (run.json) run.io.out(JSON.stringify({ file, ok: false, error }));
-  else run.io.err(forTerminal(`${file}: ${error.message} (${error.class}); not sent`));
+  else run.io.err(forTerminal(`${error.message} (${error.class}); not sent`));
   return EXIT.failed;
 }
 
