@@ -45,6 +45,15 @@ function rejectedOf(webhook: Webhook): { index: number; issues: Issue[] }[] {
   return Array.isArray(rejected) ? rejected : [];
 }
 
+/** The --json document of a decoded delivery (each item printed on its own, deep ones marked). */
+function jsonOf(webhook: Webhook, items: [string, unknown][], rejected: unknown[]): string {
+  const { api } = webhook;
+  const kind = api === 'v2' ? webhook.event : webhook.type;
+  const listed = items.map(([path, value]) => `{"path":${JSON.stringify(path)},"value":${printable(value)}}`);
+  const rest = `"rejected":${printable(rejected)}`;
+  return `{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`;
+}
+
 /** `messaging-gateway decode [file] [--json]`. */
 export async function decode(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -65,7 +74,7 @@ export async function decode(args: string[], io: Io): Promise<number> {
     if (values.json) io.out(JSON.stringify({ ok: false, issues }));
     else {
       say(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
-      for (const issue of issues) say(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
+      sayIssues(issues, say);
     }
     return EXIT.failed;
   }
@@ -73,20 +82,19 @@ export async function decode(args: string[], io: Io): Promise<number> {
   const items = itemsOf(webhook);
   const rejected = rejectedOf(webhook);
   if (values.json) {
-    const { api } = webhook;
-    const kind = api === 'v2' ? webhook.event : webhook.type;
-    const listed = items.map(
-      ([path, value]) => `{"path":${JSON.stringify(path)},"value":${printable(value)}}`,
-    );
-    const rest = `"rejected":${printable(rejected)}`;
-    io.out(`{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`);
+    io.out(jsonOf(webhook, items, rejected));
     return EXIT.ok;
   }
   say(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
   for (const [path, item] of items) say(`${path}: ${printable(item)}`);
   for (const r of rejected) {
     say(`rejected item ${r.index}:`);
-    for (const issue of r.issues) say(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
+    sayIssues(r.issues, say);
   }
   return EXIT.ok;
+}
+
+/** One line per issue, by path. */
+function sayIssues(issues: readonly Issue[], say: (line: string) => void): void {
+  for (const issue of issues) say(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
 }

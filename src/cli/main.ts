@@ -89,7 +89,11 @@ async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     const usage =
       error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
-    io.err(forTerminal(`${command}: ${(error as Error).message}`));
+    const { name, message } = error as Error;
+    // --json: a script reads one document on standard output whatever happened
+    if (args.includes('--json'))
+      io.out(JSON.stringify({ ok: false, error: { class: usage ? 'UsageError' : name, message } }));
+    io.err(forTerminal(`${command}: ${message}`));
     if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
     return usage ? EXIT.usage : EXIT.failed;
   }

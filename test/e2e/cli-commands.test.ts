@@ -37,6 +37,17 @@ describe('unknown commands', () => {
   });
 });
 
+describe('--json when the command line is wrong', () => {
+  it('prints one JSON document with the error on standard output, exit 2', async () => {
+    const { code, stdout } = await runBin(['channels', 'get', '--json']);
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout)).toEqual({
+      ok: false,
+      error: { class: 'UsageError', message: 'channels get needs a channel id' },
+    });
+  });
+});
+
 describe('help', () => {
   it('`help <command>` prints the same help as `<command> --help`, exit 0', async () => {
     for (const topic of [['send'], ['channels', 'connect']]) {

@@ -143,17 +143,8 @@ describe('a receiver that cannot be reached', () => {
 
 describe('send with both --text and --file', () => {
   it('says they are exclusive, exit 2', async () => {
-    const run = await runBin([
-      'send',
-      '--channel',
-      'c',
-      '--to',
-      'whatsapp:79001234567',
-      '--text',
-      'Hi',
-      '--file',
-      'https://x.test/a.pdf',
-    ]);
+    const args = 'send --channel c --to whatsapp:79001234567 --text Hi --file https://x.test/a.pdf';
+    const run = await runBin(args.split(' '));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--text and --file are exclusive');
   });
