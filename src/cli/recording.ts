@@ -71,7 +71,7 @@ function writePair(dir: string, n: number, kind: string, body: string, sidecar: 
  */
 export function recorder(dir: string, onError: (message: string) => void = () => {}) {
   mkdirSync(dir, { recursive: true });
-  let n = Math.max(0, ...readdirSync(dir).map(numberOf));
+  let n = readdirSync(dir).reduce((last, name) => Math.max(last, numberOf(name)), 0);
   return (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }): void => {
     const kind = record.kind.replace(/[^\w.+-]/g, '_').slice(0, 100);
     const { search } = new URL(record.url);
