@@ -48,6 +48,7 @@ export {
   TIERS,
   TRANSPORTS,
   V2_EVENTS,
+  V3_TEST_POST_FAILED,
 } from './schemas/constants.js';
 export type { Keyboard, MaxBotKeyboard, TelegramKeyboard, WapiKeyboard } from './schemas/keyboards.js';
 export type { Lenient } from './schemas/lenient.js';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
 import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
-import { EXIT, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
+import { EXIT, forTerminal, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -45,6 +45,15 @@ function rejectedOf(webhook: Webhook): { index: number; issues: Issue[] }[] {
   return Array.isArray(rejected) ? rejected : [];
 }
 
+/** The --json document of a decoded delivery (each item printed on its own, deep ones marked). */
+function jsonOf(webhook: Webhook, items: [string, unknown][], rejected: unknown[]): string {
+  const { api } = webhook;
+  const kind = api === 'v2' ? webhook.event : webhook.type;
+  const listed = items.map(([path, value]) => `{"path":${JSON.stringify(path)},"value":${printable(value)}}`);
+  const rest = `"rejected":${printable(rejected)}`;
+  return `{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`;
+}
+
 /** `messaging-gateway decode [file] [--json]`. */
 export async function decode(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -58,12 +67,14 @@ export async function decode(args: string[], io: Io): Promise<number> {
     throw new UsageError(`cannot read ${file}: ${error.code ?? 'unreadable'}`);
   });
   const result = safeParseWebhook(input);
+  // Text lines hold the delivery's own keys and values: shown, never obeyed by the terminal.
+  const say = (line: string) => io.out(forTerminal(line));
   if (!result.success) {
     const issues = result.error.issues;
     if (values.json) io.out(JSON.stringify({ ok: false, issues }));
     else {
-      io.out(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
-      for (const issue of issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
+      say(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
+      sayIssues(issues, say);
     }
     return EXIT.failed;
   }
@@ -71,20 +82,19 @@ export async function decode(args: string[], io: Io): Promise<number> {
   const items = itemsOf(webhook);
   const rejected = rejectedOf(webhook);
   if (values.json) {
-    const { api } = webhook;
-    const kind = api === 'v2' ? webhook.event : webhook.type;
-    const listed = items.map(
-      ([path, value]) => `{"path":${JSON.stringify(path)},"value":${printable(value)}}`,
-    );
-    const rest = `"rejected":${printable(rejected)}`;
-    io.out(`{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`);
+    io.out(jsonOf(webhook, items, rejected));
     return EXIT.ok;
   }
-  io.out(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
-  for (const [path, item] of items) io.out(`${path}: ${printable(item)}`);
+  say(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);
+  for (const [path, item] of items) say(`${path}: ${printable(item)}`);
   for (const r of rejected) {
-    io.out(`rejected item ${r.index}:`);
-    for (const issue of r.issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
+    say(`rejected item ${r.index}:`);
+    sayIssues(r.issues, say);
   }
   return EXIT.ok;
+}
+
+/** One line per issue, by path. */
+function sayIssues(issues: readonly Issue[], say: (line: string) => void): void {
+  for (const issue of issues) say(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
 }

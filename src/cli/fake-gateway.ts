@@ -34,7 +34,7 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
     // A person drives the connection from the inbox page: each QR waits for its Scan button.
     autoScan: false,
     ...(!values.quiet && { onRequest: log }),
-    ...(values.record && { onDelivery: recorder(values.record) }),
+    ...(values.record && { onDelivery: recorder(values.record, (line) => io.err(line)) }),
   });
   const { url, token, apiKey } = gateway;
   const inbox = `${url}/`;

@@ -19,7 +19,13 @@ Commands for local development:
 
 Every command prints text, or one JSON document with --json, and exits 0 when done, 1 when the
 service or the receiver said no, 2 on a usage error.
-Run \`messaging-gateway <command> --help\` for a command's options; --version prints the version.`,
+Run \`messaging-gateway help <command>\` (or \`<command> --help\`) for a command's options and
+examples; --version prints the version.
+
+Examples:
+  $ messaging-gateway fake-gateway
+  $ messaging-gateway send --channel <id> --to whatsapp:79001234567 --text "Hello"
+  $ messaging-gateway help send`,
 
   send: `Usage: messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL) [--wait delivered --listen <port>] [--json]
 
@@ -38,7 +44,12 @@ Options:
   --public-url URL   with --wait: the address the service delivers to when it cannot reach
                      this machine (a tunnel to PORT)
   --timeout S        with --wait: give up after S seconds (default: 60)
-${SERVICE_HELP}`,
+${SERVICE_HELP}
+
+Examples:
+  $ messaging-gateway send --channel <id> --to whatsapp:79001234567 --text "Your order has shipped"
+  $ messaging-gateway send --channel <id> --to telegram:@customer --file https://example.com/a.pdf
+  $ messaging-gateway send --channel <id> --to whatsapp:79001234567 --text Hi --wait delivered --listen 0`,
 
   channels: `Usage: messaging-gateway channels list | get <id> | delete <id> [--delete-chats] | connect ... [--json]
 
@@ -47,7 +58,12 @@ The account's channels: one line each (id, transport, status, name or the phone'
 
 Options:
   --delete-chats   with delete: also delete the channel's chats
-${SERVICE_HELP}`,
+${SERVICE_HELP}
+
+Examples:
+  $ messaging-gateway channels list
+  $ messaging-gateway channels get <id> --json
+  $ messaging-gateway channels delete <id> --delete-chats`,
 
   'channels connect': `Usage: messaging-gateway channels connect --transport <t> --listen <port> [--pairing-phone P] [--public-url URL] [--json]
 
@@ -71,7 +87,12 @@ Options:
   --credentials J      the transport's credentials: a JSON object, or @file holding one
                        (telegram: {"telegram_token":"..."}); never printed
   --timeout S          give up after S seconds (default: 300)
-${SERVICE_HELP.replace('print one JSON document', 'print one JSON document per step (no QR art)')}`,
+${SERVICE_HELP.replace('print one JSON document', 'print one JSON document per step (no QR art)')}
+
+Examples:
+  $ messaging-gateway channels connect --transport whatsapp --listen 0
+  $ messaging-gateway channels connect --transport whatsapp --listen 3000 --public-url https://abc.example.net/hooks
+  $ messaging-gateway channels connect --transport telegram --listen 0 --credentials @telegram.json`,
 
   webhooks: `Usage: messaging-gateway webhooks list | ensure <url> --events a,b [--prune] | remove <id>... [--json]
 
@@ -82,18 +103,29 @@ printed as ?… (it may hold your receiver's secret).
 Options:
   --events a,b   with ensure: message.add,message.status_update,...
   --prune        with ensure: also remove this URL's other subscriptions
-${SERVICE_HELP}`,
+${SERVICE_HELP}
+
+Examples:
+  $ messaging-gateway webhooks list
+  $ messaging-gateway webhooks ensure "https://crm.example.com/hooks?secret=s" --events message.add,message.status_update --prune
+  $ messaging-gateway webhooks remove <id> <id>`,
 
   v3: `Usage: messaging-gateway v3 get | set --uri <url> [--switch name=true|false]... [--json]
 
 The API v3 webhook address and its four switches (messagesAndStatuses,
-contactsAndDealsCreation, channelsUpdates, templateStatus). set sends all four: a switch not
-named is false. The service first POSTs { "test": true } to the address, which must answer 200.
+contactsAndDealsCreation, channelsUpdates, templateStatus). set sends the address and only the
+switches named: the others keep their value. The service first POSTs { "test": true } to the
+address, which must answer 200. The address's query values (a secret) are printed as …
 
 Options:
   --uri URL             with set: the webhook address
-  --switch name=true    with set: turn a switch on (repeat for each)
-${SERVICE_HELP}`,
+  --switch name=true    with set: turn a switch on, or =false off (repeat for each)
+${SERVICE_HELP}
+
+Examples:
+  $ messaging-gateway v3 get
+  $ messaging-gateway v3 set --uri "https://crm.example.com/v3?secret=s" --switch messagesAndStatuses=true
+  $ messaging-gateway v3 set --uri https://crm.example.com/v3 --switch templateStatus=false --json`,
 
   'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]
 
@@ -113,7 +145,12 @@ Options:
                  decode and replay read), and 0001-<kind>.meta.json, its URL query and headers
   --json         print JSON lines: first { url, token, apiKey, inbox }, then { method, path, status } per request
   --quiet        print only the first line, not one per request
-  --help         show this help`,
+  --help         show this help
+
+Examples:
+  $ messaging-gateway fake-gateway
+  $ messaging-gateway fake-gateway --port 4010 --record ./deliveries
+  $ messaging-gateway fake-gateway --json --quiet`,
 
   trigger: `Usage: messaging-gateway trigger <kind> --to <url> [--set path=value]... [--json]
 
@@ -132,9 +169,14 @@ Options:
   --crm-key K         send Authorization: Bearer K (v3 deliveries)
   --json              print { status, ok, body, sent } as JSON
   --help              show this help
-Run \`messaging-gateway trigger --list\` for every kind.`,
+Run \`messaging-gateway trigger --list\` for every kind.
 
-  replay: `Usage: messaging-gateway replay <file or dir>... --to <url> [--set path=value]... [--json]
+Examples:
+  $ messaging-gateway trigger message.add --to "http://127.0.0.1:3000/hooks?secret=s"
+  $ messaging-gateway trigger message.add --to http://127.0.0.1:3000/hooks --set data.0.text=Hi
+  $ messaging-gateway trigger v3.createContact --to http://127.0.0.1:3000/v3 --crm-key k --json`,
+
+  replay: `Usage: messaging-gateway replay <file or dir>... --to <url> [--set path=value]... [--new-keys] [--json]
 
 POSTs saved deliveries to <url> again, in order (a directory: its *.json files by name), and
 prints each answer. A body is a raw delivery as decode reads it (from fake-gateway --record, or
@@ -146,8 +188,15 @@ Options:
   --to URL            the receiver
   --set path=value    change a field of every body before it is sent, as trigger does
   --set path:=json    set a field to a JSON value
+  --new-keys          give each v2 delivery a fresh meta.idempotency_key, so a receiver that
+                      already took it processes it again instead of answering "duplicate"
   --json              print one JSON line per file: { file, ok, status, body } or { file, ok, issues }
-  --help              show this help`,
+  --help              show this help
+
+Examples:
+  $ messaging-gateway replay ./deliveries --to "http://127.0.0.1:3000/hooks?secret=s"
+  $ messaging-gateway replay ./deliveries --to http://127.0.0.1:3000/hooks --new-keys
+  $ messaging-gateway replay 0003-message.add.json --to http://127.0.0.1:3000/hooks --set data.0.text=Hi`,
 
   decode: `Usage: messaging-gateway decode [file] [--json]
 
@@ -157,5 +206,22 @@ Exits 0 when it decodes, 1 when it does not.
 
 Options:
   --json   print { ok, api, kind, items } or { ok, issues } as JSON
-  --help   show this help`,
+  --help   show this help
+
+Examples:
+  $ messaging-gateway decode delivery.json
+  $ curl -s https://staging.example.com/last-delivery | messaging-gateway decode --json`,
 } as const;
+
+/**
+ * The help of a topic: `[]` the bin's, `['channels']`, `['channels', 'connect']`; options and
+ * further words after the command are ignored. Undefined for a name that is not a command (an
+ * own key of {@link HELP} only, so `toString` or `__proto__` is no topic).
+ */
+export function helpOf(topic: readonly string[]): string | undefined {
+  const [command, sub] = topic;
+  if (command === undefined) return HELP.main;
+  if (command === 'main' || !Object.hasOwn(HELP, command)) return undefined;
+  const pair = `${command} ${sub}`;
+  return HELP[(Object.hasOwn(HELP, pair) ? pair : command) as keyof typeof HELP];
+}

@@ -1,15 +1,32 @@
+/** The signals that end a command: Ctrl-C, a termination, the terminal closing. */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** The work running under {@link untilInterrupted}, so a closed output can stop it too. */
+const running = new Set<AbortController>();
+
 /**
- * Runs `work` with a signal that aborts on Ctrl-C or a termination signal, so a command can stop
- * its flow and remove what it set up (a second Ctrl-C ends the process as usual).
+ * Stops every work running under {@link untilInterrupted} (its standard output was closed);
+ * true when there was one, which then removes what it set up and ends the command.
+ */
+export function stopRunning(reason: Error): boolean {
+  for (const stop of running) stop.abort(reason);
+  return running.size > 0;
+}
+
+/**
+ * Runs `work` with a signal that aborts on Ctrl-C, SIGTERM, SIGHUP or a closed standard output,
+ * so a command can stop its flow and remove what it set up (a second Ctrl-C ends the process as
+ * usual).
  */
 export async function untilInterrupted<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const onSignal = (name: NodeJS.Signals) => stop.abort(new Error(`interrupted (${name})`));
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  for (const name of signals) process.once(name, onSignal);
+  for (const name of SIGNALS) process.once(name, onSignal);
+  running.add(stop);
   try {
     return await work(stop.signal);
   } finally {
-    for (const name of signals) process.off(name, onSignal);
+    running.delete(stop);
+    for (const name of SIGNALS) process.off(name, onSignal);
   }
 }

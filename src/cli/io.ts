@@ -16,7 +16,9 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 export class UsageError extends Error {}
 
 /** An input the bin stopped reading because it passed its bound: exit 1. */
-export class InputTooLargeError extends Error {}
+export class InputTooLargeError extends Error {
+  override name = 'InputTooLargeError';
+}
 
 /** The most a command reads from a file, standard input or an answer: a receiver's default body limit. */
 export const MAX_INPUT_BYTES = 5 * 1024 * 1024;
@@ -54,8 +56,8 @@ export const mib = (bytes: number): string => `${bytes / 1024 / 1024} MiB`;
 
 /** The process's own streams. */
 export const processIo: Io = {
-  out: (line) => void process.stdout.write(`${line}\n`),
-  err: (line) => void process.stderr.write(`${line}\n`),
+  out: (line) => void (outputClosed || process.stdout.write(`${line}\n`)),
+  err: (line) => void (outputClosed || process.stderr.write(`${line}\n`)),
   async readStdin(limit) {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -95,14 +97,24 @@ export function readInput(file: string | undefined, io: Io, limit = MAX_INPUT_BY
   return file === undefined || file === '-' ? io.readStdin(limit) : readFileLimited(file, limit);
 }
 
+/** Set once standard output or error is gone: later lines are dropped, not written. */
+let outputClosed = false;
+
+/** Whether standard output (or error) was closed under the bin (`| head -c1`, a closed terminal). */
+export const isOutputClosed = (): boolean => outputClosed;
+
 /**
- * Makes a closed standard output (`decode | head`) end the process quietly, with the exit code
- * it had, instead of crashing on EPIPE.
+ * Makes a closed standard output (`decode | head`) or a terminal gone (EIO after SIGHUP) end the
+ * process quietly, with the exit code it had, instead of crashing on EPIPE. When `stop` stops a
+ * command that set something up (its subscriptions), the process waits for it to remove them.
  */
-export function exitQuietlyOnClosedOutput(): void {
+export function exitQuietlyOnClosedOutput(stop: (reason: Error) => boolean = () => false): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
+      if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
+      if (outputClosed) return;
+      outputClosed = true;
+      if (stop(new Error(`the output was closed (${error.code})`))) return;
       process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
     });
   }

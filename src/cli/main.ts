@@ -1,73 +1,108 @@
 #!/usr/bin/env node
 // The bin `messaging-gateway`: the commands for the service (send, channels, webhooks, v3) and for
-// local development (fake-gateway, trigger, decode). It loads nothing beyond the package and
-// node's own modules.
+// local development (fake-gateway, trigger, decode, replay). It loads nothing beyond the package
+// and node's own modules.
 import { VERSION } from '../version.js';
 import { channels } from './channels.js';
 import { channelsConnect } from './channels-connect.js';
 import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
-import { HELP } from './help.js';
-import { EXIT, exitQuietlyOnClosedOutput, type Io, processIo, UsageError } from './io.js';
+import { helpOf } from './help.js';
+import { stopRunning } from './interrupt.js';
+import {
+  EXIT,
+  exitQuietlyOnClosedOutput,
+  forTerminal,
+  type Io,
+  isOutputClosed,
+  processIo,
+  UsageError,
+} from './io.js';
 import { replay } from './replay.js';
 import { send } from './send.js';
+import { nearest } from './suggest.js';
 import { trigger } from './trigger.js';
 import { v3 } from './v3.js';
 import { webhooks } from './webhooks.js';
 
-/** The commands that take (args, io) and resolve to an exit code. */
-const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
-  send,
-  channels: (args, io) => channels(args, io, channelsConnect),
-  webhooks,
-  v3,
-  decode,
-  trigger,
-  replay,
-};
+/** A command: takes its arguments and the streams, resolves to an exit code. */
+type Command = (args: string[], io: Io) => Promise<number>;
+
+/**
+ * Every command, one line each. A Map, so a name such as `toString` or `__proto__` is simply not
+ * in it (an object's inherited members would be found).
+ */
+const COMMANDS = new Map<string, Command>([
+  ['send', send],
+  ['channels', (args, io) => channels(args, io, channelsConnect)],
+  ['webhooks', webhooks],
+  ['v3', v3],
+  ['fake-gateway', (args, io) => fakeGateway(args, io, stopSignal())],
+  ['trigger', trigger],
+  ['replay', replay],
+  ['decode', decode],
+]);
 
 /** Resolves on Ctrl-C or a termination signal. */
 function stopSignal(): Promise<void> {
   return new Promise((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
   });
+}
+
+/** `messaging-gateway help [command [sub]]`: the help of the bin or of one command. */
+function help(topic: string[], io: Io): number {
+  const text = helpOf(topic);
+  if (text !== undefined) {
+    io.out(text);
+    return EXIT.ok;
+  }
+  return unknownCommand(topic.join(' '), io);
+}
+
+/** Exit 2 with "did you mean" when the name is a near miss, else the list of commands. */
+function unknownCommand(command: string, io: Io): number {
+  const near = nearest(command, COMMANDS.keys());
+  const shown = forTerminal(JSON.stringify(command.slice(0, 64)));
+  io.err(`unknown command ${shown}`);
+  io.err(near ? `\nDid you mean this?\n  messaging-gateway ${near}` : `\n${helpOf([])}`);
+  return EXIT.usage;
 }
 
 /** Runs one command line; resolves to the exit code. */
 async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...args] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.out(HELP.main);
+  if (command === undefined || command === '--help' || command === '-h') {
+    io.out(helpOf([]) as string);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
+  if (command === 'help') return help(args, io);
   if (command === '--version' || command === '-v') {
     io.out(VERSION);
     return EXIT.ok;
   }
-  if (!(command in HELP) || command === 'main' || command.includes(' ')) {
-    io.err(`unknown command "${command}"\n\n${HELP.main}`);
-    return EXIT.usage;
-  }
-  if (args.includes('--help') || args.includes('-h')) {
-    const topic = command === 'channels' && args[0] === 'connect' ? 'channels connect' : command;
-    io.out(HELP[topic as keyof typeof HELP]);
-    return EXIT.ok;
-  }
+  const run = COMMANDS.get(command);
+  if (!run) return unknownCommand(command, io);
+  if (args.includes('--help') || args.includes('-h')) return help([command, ...args], io);
   try {
-    const run = COMMANDS[command];
-    if (run) return await run(args, io);
-    return await fakeGateway(args, io, stopSignal());
+    return await run(args, io);
   } catch (error) {
     const usage =
       error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
-    io.err(`${command}: ${(error as Error).message}`);
+    const { name, message } = error as Error;
+    // --json: a script reads one document on standard output whatever happened
+    if (args.includes('--json'))
+      io.out(JSON.stringify({ ok: false, error: { class: usage ? 'UsageError' : name, message } }));
+    io.err(forTerminal(`${command}: ${message}`));
     if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
     return usage ? EXIT.usage : EXIT.failed;
   }
 }
 
-exitQuietlyOnClosedOutput();
+exitQuietlyOnClosedOutput(stopRunning);
 // No top-level await: the bin also builds to CommonJS.
 void main(process.argv.slice(2), processIo).then((code) => {
   process.exitCode = code;
+  // Output closed mid-command: what it set up is removed by now; nothing is left to print.
+  if (isOutputClosed()) process.exit(code);
 });

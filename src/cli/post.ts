@@ -1,19 +1,27 @@
 import { withoutSecrets } from '../internal/address.js';
 import { readLimited } from '../internal/bytes.js';
-import { type Io, mib } from './io.js';
+import { forTerminal, type Io, mib, printable } from './io.js';
 
 /** The most of a receiver's answer the bin reads (a webhook answer is a few bytes). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** How long the bin waits for a receiver's answer (spec: Limits — the service waits 30 s). */
+const ANSWER_TIMEOUT_MS = 30_000;
 
 /** The address as printed: its query values (the receiver's secret) and any user and password hidden. */
 export function shown(url: URL): string {
   return withoutSecrets(url.href);
 }
 
-/** The answer's body: JSON when it parses, else its text. */
+/**
+ * The answer's body: JSON when it parses and can be printed again, else its text (a body nested
+ * too deeply to print stays text, so printing it never overflows the stack).
+ */
 function readAnswer(text: string): unknown {
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    JSON.stringify(value);
+    return value;
   } catch {
     return text;
   }
@@ -27,38 +35,88 @@ export interface Answer {
   body: unknown;
 }
 
+/** Why a delivery got no answer the bin could read: an error class of the SDK and a sentence. */
+export interface PostFailure {
+  ok: false;
+  error: { class: string; message: string };
+}
+
+/** The sentence for a failed fetch: its real cause (connection refused to …), never "TypeError". */
+function failureOf(url: URL, error: unknown): PostFailure {
+  if ((error as Error).name === 'TimeoutError')
+    return failed('GatewayTimeoutError', `no answer from ${url.host} within ${ANSWER_TIMEOUT_MS / 1000} s`);
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const because: Record<string, string> = {
+    ECONNREFUSED: `connection refused to ${url.host}`,
+    ECONNRESET: `connection reset by ${url.host}`,
+    ENOTFOUND: `no such host ${url.hostname}`,
+    EAI_AGAIN: `no such host ${url.hostname} (DNS did not answer)`,
+    UND_ERR_SOCKET: `connection to ${url.host} closed before an answer`,
+  };
+  const code = cause?.code;
+  const message =
+    code && Object.hasOwn(because, code) ? because[code] : (cause?.message ?? (error as Error).message);
+  return failed('GatewayConnectionError', `${message}${code ? ` (${code})` : ''}`);
+}
+
+const failed = (name: string, message: string): PostFailure => ({
+  ok: false,
+  error: { class: name, message },
+});
+
 /**
- * POSTs one delivery to a receiver and reads its answer (at most {@link MAX_ANSWER_BYTES});
- * prints why and resolves to undefined when no answer came or it was too large.
+ * POSTs one delivery to a receiver and reads its answer (at most {@link MAX_ANSWER_BYTES}); when
+ * no answer came or it was too large, resolves to why.
  */
 export async function postDelivery(
   url: URL,
   body: string,
   headers: Record<string, string>,
-  io: Io,
-): Promise<Answer | undefined> {
+): Promise<Answer | PostFailure> {
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
       headers,
       body,
-      signal: AbortSignal.timeout(30_000), // spec: Limits — the service waits 30 s for an answer
+      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
     });
   } catch (error) {
-    const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    io.err(`POST ${shown(url)} failed: ${reason}`);
-    return undefined;
+    return failureOf(url, error);
   }
   const bytes = response.body ? await readLimited(response.body, MAX_ANSWER_BYTES) : new Uint8Array();
   if (bytes === undefined) {
-    io.err(
-      `POST ${shown(url)} → ${response.status}: the answer is larger than ${mib(MAX_ANSWER_BYTES)}; not read further`,
-    );
-    return undefined;
+    const why = `the answer (${response.status}) is larger than ${mib(MAX_ANSWER_BYTES)}; not read further`;
+    return failed('GatewayResponseError', why);
   }
   const { status, statusText, ok } = response;
   return { status, statusText, ok, body: readAnswer(new TextDecoder().decode(bytes)) };
+}
+
+/**
+ * Prints the outcome of one POST: with `json`, one JSON line (`fields` first, then the answer or
+ * the error); as text, the answer's status and body, or why it failed on standard error. Every
+ * value from the receiver reaches the terminal with its control characters shown, not obeyed.
+ */
+export function printOutcome(
+  io: Io,
+  json: boolean | undefined,
+  label: string,
+  outcome: Answer | PostFailure,
+  fields: Record<string, unknown> = {},
+): void {
+  if (json) {
+    const { ok } = outcome;
+    const rest =
+      'error' in outcome ? { error: outcome.error } : { status: outcome.status, body: outcome.body };
+    io.out(JSON.stringify({ ...fields, ok, ...rest }));
+  } else if ('error' in outcome) {
+    io.err(forTerminal(`${label} failed: ${outcome.error.message} (${outcome.error.class})`));
+  } else {
+    io.out(forTerminal(`${label} → ${outcome.status} ${outcome.statusText}`));
+    const { body } = outcome;
+    if (body !== '') io.out(forTerminal(typeof body === 'string' ? body : printable(body)));
+  }
 }
 
 /** The content type each surface's deliveries carry. */

@@ -1,40 +1,75 @@
-import { readdir, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatPath } from '../internal/format-path.js';
 import { isRecord } from '../internal/is-record.js';
 import { safeParseWebhook } from '../webhooks/decode/parse.js';
-import { EXIT, type Io, readInput, UsageError } from './io.js';
-import { deliveryHeaders, postDelivery, shown } from './post.js';
-import { isSidecar, type Sidecar, sidecarOf } from './recording.js';
+import { EXIT, forTerminal, type Io, MAX_INPUT_BYTES, UsageError } from './io.js';
+import { deliveryHeaders, postDelivery, printOutcome, shown } from './post.js';
+import { isSidecar, readSavedFile, type Sidecar, sidecarOf } from './recording.js';
 import { applyAssignments } from './set-path.js';
 
-/** The body files named: a directory gives its `*.json` files (sidecars aside) in name order. */
+/** The most body files one replay takes (a directory of a million files is a mistake). */
+const MAX_FILES = 10_000;
+/** The most bytes of a sidecar: a query and a few headers. */
+const MAX_SIDECAR_BYTES = 64 * 1024;
+/**
+ * Headers of a sidecar that describe the recorded request's framing or connection, not the
+ * delivery: replaying them would lie about this request (a Content-Length larger than the body
+ * keeps the receiver waiting for bytes that never come).
+ */
+const NOT_REPLAYED = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'host',
+  'expect',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+]);
+
+/** The body files named: a directory gives its regular `*.json` files (sidecars aside) in name order. */
 async function bodyFiles(paths: readonly string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
-    const info = await stat(path).catch(() => {
+    const info = await lstat(path).catch(() => {
       throw new UsageError(`cannot read ${path}`);
     });
     if (!info.isDirectory()) files.push(path);
     else {
-      const names = (await readdir(path)).filter((n) => n.endsWith('.json') && !isSidecar(n)).sort();
-      files.push(...names.map((n) => join(path, n)));
+      // Dirent types come from lstat: a link in the folder is not a file here, so never followed.
+      const entries = await readdir(path, { withFileTypes: true });
+      const names = entries.filter((e) => e.isFile() && e.name.endsWith('.json') && !isSidecar(e.name));
+      files.push(...names.map((e) => join(path, e.name)).sort());
     }
+    if (files.length > MAX_FILES) throw new UsageError(`replay takes at most ${MAX_FILES} files at once`);
   }
   return files;
 }
 
-/** The sidecar next to a body, or {} when there is none or it is not an object. */
-async function sidecarFor(file: string, io: Io): Promise<Sidecar> {
-  const text = await readInput(sidecarOf(file), io, 64 * 1024).catch(() => undefined);
-  if (text === undefined) return {};
+/** The sidecar next to a body, or {} when there is none, it is not a regular file or not an object. */
+async function sidecarFor(file: string): Promise<Sidecar> {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = JSON.parse(await readSavedFile(sidecarOf(file), MAX_SIDECAR_BYTES));
     return isRecord(value) ? (value as Sidecar) : {};
   } catch {
     return {};
   }
+}
+
+/** The sidecar's headers fit to send again: string values, valid names, no framing headers. */
+function replayedHeaders(sidecar: Sidecar, v3: boolean): Record<string, string> {
+  if (!isRecord(sidecar.headers)) return deliveryHeaders(v3, undefined);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(sidecar.headers)) {
+    const valid = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name) && typeof value === 'string';
+    if (valid && !/[\r\n\0]/.test(value) && !NOT_REPLAYED.has(name.toLowerCase())) headers[name] = value;
+  }
+  return headers;
 }
 
 /** `--to` with the recorded query when `--to` has none. */
@@ -45,53 +80,108 @@ function targetOf(to: URL, sidecar: Sidecar): URL {
 }
 
 /**
- * `messaging-gateway replay <file or dir>… --to <url> [--set path=value]… [--json]`: POSTs saved
- * deliveries in order and prints each answer. Exits 0 when every one decoded and got a 2xx.
+ * The body to send: as saved, or with `--set` applied and (`--new-keys`) a fresh v2
+ * `meta.idempotency_key`. Undefined when the body is nested too deeply to be rewritten.
+ */
+function bodyToSend(raw: string, v2: boolean, assignments: string[], newKeys: boolean): string | undefined {
+  if (!assignments.length && !(newKeys && v2)) return raw;
+  try {
+    const body = applyAssignments(JSON.parse(raw), assignments);
+    if (newKeys && v2)
+      body.meta = { ...(isRecord(body.meta) ? body.meta : {}), idempotency_key: randomUUID() };
+    return JSON.stringify(body);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/** A file replay could not read, as `{ class, message }`. */
+async function readBody(file: string): Promise<string | { class: string; message: string }> {
+  try {
+    return await readSavedFile(file, MAX_INPUT_BYTES, true);
+  } catch (error) {
+    const { code, name, message } = error as NodeJS.ErrnoException;
+    if (code === 'ELOOP')
+      return { class: 'NotAFileError', message: `${file} is a symbolic link; not followed` };
+    return { class: name, message: code ? `cannot read ${file} (${code})` : message };
+  }
+}
+
+/** What every file of one replay shares. */
+interface Run {
+  io: Io;
+  to: URL;
+  json: boolean | undefined;
+  assignments: string[];
+  newKeys: boolean;
+}
+
+/** Prints why a file was not sent; resolves to the failed exit code. */
+function notSent(run: Run, file: string, error: { class: string; message: string }): number {
+  if (run.json) run.io.out(JSON.stringify({ file, ok: false, error }));
+  else run.io.err(forTerminal(`${error.message} (${error.class}); not sent`));
+  return EXIT.failed;
+}
+
+/** Replays one saved delivery; resolves to its exit code. */
+async function replayFile(run: Run, file: string): Promise<number> {
+  const raw = await readBody(file);
+  if (typeof raw !== 'string') return notSent(run, file, raw);
+  const decoded = safeParseWebhook(raw);
+  if (!decoded.success) {
+    const { issues } = decoded.error;
+    if (run.json) run.io.out(JSON.stringify({ file, ok: false, issues }));
+    else {
+      const count = `${issues.length} issue${issues.length === 1 ? '' : 's'}`;
+      run.io.out(forTerminal(`${file}: not a valid delivery, not sent: ${count}`));
+      for (const issue of issues)
+        run.io.out(forTerminal(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`));
+    }
+    return EXIT.failed;
+  }
+  const v2 = decoded.data.api === 'v2';
+  const body = bodyToSend(raw, v2, run.assignments, run.newKeys);
+  if (body === undefined)
+    return notSent(run, file, { class: 'RangeError', message: `${file} is nested too deeply to rewrite` });
+  const sidecar = await sidecarFor(file);
+  const url = targetOf(run.to, sidecar);
+  const outcome = await postDelivery(url, body, replayedHeaders(sidecar, !v2));
+  printOutcome(run.io, run.json, `POST ${shown(url)} ${file}`, outcome, { file });
+  return outcome.ok ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * `messaging-gateway replay <file or dir>… --to <url> [--set path=value]… [--new-keys] [--json]`:
+ * POSTs saved deliveries in order and prints each answer. Exits 0 when every one decoded and got
+ * a 2xx.
  */
 export async function replay(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { to: { type: 'string' }, set: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    options: {
+      to: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      'new-keys': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
     allowPositionals: true,
   });
   if (positionals.length === 0) throw new UsageError('replay needs at least one file or directory');
   if (!values.to || !URL.canParse(values.to))
     throw new UsageError('replay needs --to <url>, an absolute URL');
-  const to = new URL(values.to);
   const assignments = values.set ?? [];
   applyAssignments({}, assignments); // a bad --set is a usage error before anything is sent
+  const run = {
+    io,
+    to: new URL(values.to),
+    json: values.json,
+    assignments,
+    newKeys: values['new-keys'] ?? false,
+  };
   let code: number = EXIT.ok;
   for (const file of await bodyFiles(positionals)) {
-    let raw = await readInput(file, io);
-    const decoded = safeParseWebhook(raw);
-    if (!decoded.success) {
-      const { issues } = decoded.error;
-      if (values.json) io.out(JSON.stringify({ file, ok: false, issues }));
-      else {
-        io.out(
-          `${file}: not a valid delivery, not sent: ${issues.length} issue${issues.length === 1 ? '' : 's'}`,
-        );
-        for (const issue of issues) io.out(`  ${formatPath(issue.path, '(body)')}: ${issue.message}`);
-      }
-      code = EXIT.failed;
-      continue;
-    }
-    if (assignments.length) raw = JSON.stringify(applyAssignments(JSON.parse(raw), assignments));
-    const sidecar = await sidecarFor(file, io);
-    const url = targetOf(to, sidecar);
-    const headers = isRecord(sidecar.headers)
-      ? (sidecar.headers as Record<string, string>)
-      : deliveryHeaders(decoded.data.api === 'v3', undefined);
-    const answer = await postDelivery(url, raw, headers, io);
-    if (!answer?.ok) code = EXIT.failed;
-    if (!answer) continue;
-    if (values.json)
-      io.out(JSON.stringify({ file, ok: answer.ok, status: answer.status, body: answer.body }));
-    else {
-      io.out(`POST ${shown(url)} ${file} → ${answer.status} ${answer.statusText}`);
-      if (answer.body !== '')
-        io.out(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-    }
+    if ((await replayFile(run, file)) !== EXIT.ok) code = EXIT.failed;
   }
   return code;
 }

@@ -93,7 +93,9 @@ export async function send(args: string[], io: Io): Promise<number> {
   });
   if (!values.channel) throw new UsageError('send needs --channel <channel id>');
   if (!values.to) throw new UsageError('send needs --to <chat_type>:<chat_id>');
-  if ((values.text === undefined) === (values.file === undefined))
+  if (values.text !== undefined && values.file !== undefined)
+    throw new UsageError('--text and --file are exclusive: a message carries a text or an attachment');
+  if (values.text === undefined && values.file === undefined)
     throw new UsageError('send needs one of --text or --file');
   const wait = waitOptions(values);
   const { client, credentials } = clientFrom(values);

@@ -90,8 +90,11 @@ export async function callService(
   }
 }
 
-/** Prints a JSON document, or the text lines. */
+/**
+ * Prints a JSON document, or the text lines with their control characters shown, not obeyed
+ * (the lines hold values from the service: a channel's name, a subscription's address).
+ */
 export function print(io: Io, json: boolean | undefined, data: unknown, lines: () => string[]): void {
   if (json) io.out(JSON.stringify(data));
-  else for (const line of lines()) io.out(line);
+  else for (const line of lines()) io.out(forTerminal(line));
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { buildWebhook, DELIVERY_KINDS, type DeliveryKind, isDeliveryKind } from '../testing/build-webhook.js';
 import { EXIT, type Io, UsageError } from './io.js';
-import { deliveryHeaders, postDelivery, shown } from './post.js';
+import { deliveryHeaders, postDelivery, printOutcome, shown } from './post.js';
 import { overridesFrom } from './set-path.js';
 
 /** `messaging-gateway trigger <kind> --to <url> [--set path=value]… [--seed S] [--crm-key K] [--json]`. */
@@ -31,19 +31,11 @@ export async function trigger(args: string[], io: Io): Promise<number> {
   const body = buildWebhook(kind as DeliveryKind, overridesFrom(values.set ?? []) as never, {
     ...(values.seed !== undefined && { seed: values.seed }),
   });
-  const answer = await postDelivery(
+  const outcome = await postDelivery(
     url,
     JSON.stringify(body),
     deliveryHeaders(kind.startsWith('v3.'), values['crm-key']),
-    io,
   );
-  if (!answer) return EXIT.failed;
-  if (values.json)
-    io.out(JSON.stringify({ status: answer.status, ok: answer.ok, body: answer.body, sent: body }));
-  else {
-    io.out(`POST ${shown(url)} ${kind} → ${answer.status} ${answer.statusText}`);
-    if (answer.body !== '')
-      io.out(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-  }
-  return answer.ok ? EXIT.ok : EXIT.failed;
+  printOutcome(io, values.json, `POST ${shown(url)} ${kind}`, outcome, { sent: body });
+  return outcome.ok ? EXIT.ok : EXIT.failed;
 }

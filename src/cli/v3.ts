@@ -1,4 +1,5 @@
-import { V3_SWITCHES } from '../schemas/subscriptions.js';
+import { withoutSecrets } from '../internal/address.js';
+import { V3_SWITCHES, type V3WebhookSettingsParams } from '../schemas/subscriptions.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
@@ -16,7 +17,31 @@ function switchOf(text: string): [Switch, boolean] {
   return [name as Switch, value === 'true'];
 }
 
-/** `messaging-gateway v3 get | set --uri <url> [--switch name=true|false]…` (unnamed switches: false). */
+/** `v3 set`'s body: the address and only the switches named (the service keeps the others). */
+function settingsOf(uri: string | undefined, named: readonly string[]): V3WebhookSettingsParams {
+  if (!uri) throw new UsageError('v3 set needs --uri <url>');
+  const subscriptions: Partial<Record<Switch, boolean>> = {};
+  for (const text of named) {
+    const [name, on] = switchOf(text);
+    subscriptions[name] = on;
+  }
+  return { webhooksUri: uri, subscriptions };
+}
+
+/** The text lines of the settings: the address's query values masked, switches not sent left out. */
+function settingsLines(settings: {
+  webhooksUri: string | null;
+  subscriptions: Partial<Record<Switch, boolean>>;
+}): string[] {
+  return [
+    `webhooksUri: ${settings.webhooksUri ? withoutSecrets(settings.webhooksUri) : '(none)'}`,
+    ...V3_SWITCHES.filter((s) => settings.subscriptions[s] !== undefined).map(
+      (s) => `${s}: ${settings.subscriptions[s]}`,
+    ),
+  ];
+}
+
+/** `messaging-gateway v3 get | set --uri <url> [--switch name=true|false]…` (unnamed switches: unchanged). */
 export async function v3(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   const { values } = parseServiceArgs(rest, {
@@ -25,26 +50,12 @@ export async function v3(args: string[], io: Io): Promise<number> {
   });
   if (sub !== 'get' && sub !== 'set')
     throw new UsageError('v3 takes get, or set --uri <url> [--switch name=true]…');
-  const switches = Object.fromEntries(V3_SWITCHES.map((s) => [s, false])) as Record<Switch, boolean>;
-  if (sub === 'set') {
-    if (!values.uri) throw new UsageError('v3 set needs --uri <url>');
-    for (const text of values.switch ?? []) {
-      const [name, on] = switchOf(text);
-      switches[name] = on;
-    }
-  }
+  const update = sub === 'set' ? settingsOf(values.uri, values.switch ?? []) : undefined;
   const { client, credentials } = clientFrom(values);
   return callService(io, values.json, credentials, async () => {
-    let settings: { webhooksUri: string | null; subscriptions: Record<Switch, boolean> };
-    if (sub === 'get') settings = await client.v3.webhooks.get();
-    else {
-      await client.v3.webhooks.update({ webhooksUri: values.uri as string, subscriptions: switches });
-      settings = { webhooksUri: values.uri as string, subscriptions: switches };
-    }
-    print(io, values.json, settings, () => [
-      `webhooksUri: ${settings.webhooksUri || '(none)'}`,
-      ...V3_SWITCHES.map((s) => `${s}: ${settings.subscriptions[s]}`),
-    ]);
+    if (update) await client.v3.webhooks.update(update);
+    const settings = update ?? (await client.v3.webhooks.get());
+    print(io, values.json, settings, () => settingsLines(settings));
     return EXIT.ok;
   });
 }

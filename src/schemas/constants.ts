@@ -78,6 +78,12 @@ export const V2_EVENTS = [
   'channel.update',
 ] as const;
 
+/**
+ * The error text of a failed v3 test POST (spec: API v3 webhook settings, rule 2): the address
+ * given to `v3.webhooks.update` did not answer the service's `{ test: true }` with 200.
+ */
+export const V3_TEST_POST_FAILED = 'Webhooks request not valid. Response status must be 200.';
+
 /** The two APIs of the service: v2 (snake_case, `client_access_token`) and v3 (camelCase, API key). */
 export type Surface = 'v2' | 'v3';
 

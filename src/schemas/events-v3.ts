@@ -93,12 +93,44 @@ function buildMessageParts(k: Kit) {
     /** The original author's name. */
     oldAuthorName: opt,
   });
-  return { opt, optId, error, contact, oldInfo };
+  // spec: API v3 webhook deliveries → instPost fields. Types the spec leaves open (the author, the
+  // times) are kept as they came, so an unexpected shape never costs the message it rides on.
+  const instPost = k.obj({
+    /** The post's id. */
+    id: optId,
+    /** Link to the post. */
+    src: opt,
+    /** Checksum of the post's content. */
+    sha1: opt,
+    /** Number of likes. */
+    likes: k.opt(k.num),
+    /** Number of comments. */
+    comments: k.opt(k.num),
+    /** The post's author, as the service gives it (its shape is not documented). */
+    author: k.opt(k.unknown),
+    /** When the post was made, as the service gives it (its format is not documented). */
+    timestamp: k.opt(k.unknown),
+    /** When the post was last changed, as the service gives it. */
+    updatedAt: k.opt(k.unknown),
+    /** The author's name. */
+    authorName: opt,
+    /** The author's id. */
+    authorId: optId,
+    /** The post's caption. */
+    description: opt,
+    /** Checksum of the preview. */
+    previewSha1: opt,
+    /** Link to the image. */
+    imageSrc: opt,
+    /** Link to the preview. */
+    previewSrc: opt,
+  });
+  return { opt, optId, error, contact, oldInfo, instPost };
 }
 
 /** Builds every v3 schema from a kit of field helpers (see `buildV2`). */
 export function buildV3(k: Kit) {
-  const { opt, optId, error, contact, oldInfo } = buildMessageParts(k);
+  const { opt, optId, error, contact, oldInfo, instPost } = buildMessageParts(k);
   const optBool = k.opt(k.bool);
   const source = k.opt(k.oneOf(['auto', 'byUser'] as const));
   const message = k.obj({
@@ -133,7 +165,7 @@ export function buildV3(k: Kit) {
     /** CRM user id of the author. */
     authorId: optId,
     /** Post of a photo social network, for a comment. */
-    instPost: k.opt(k.obj({})),
+    instPost: k.opt(instPost),
     /** Buttons of a CRM automation bot attached to the message. */
     interactive: k.opt(k.list(k.unknown)),
     /** Parameters of the quoted message. */

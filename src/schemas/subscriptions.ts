@@ -58,14 +58,17 @@ export const V3_SWITCHES = [
   'templateStatus',
 ] as const;
 
-/** PATCH /v3/webhooks body: all four switches, and an address of at most 200 characters. */
+/**
+ * PATCH /v3/webhooks body: an address of at most 200 characters and any of the four switches (a
+ * switch left out keeps its value at the service; public integrations send two or three).
+ */
 export const v3WebhookSettingsParams = z.object({
   webhooksUri: httpUrl().check(z.maxLength(200, { error: 'webhooksUri: at most 200 characters' })),
   subscriptions: z.object(
     Object.fromEntries(
-      V3_SWITCHES.map((k) => [k, z.boolean({ error: `subscriptions.${k} must be a boolean` })]),
+      V3_SWITCHES.map((k) => [k, z.optional(z.boolean({ error: `subscriptions.${k} must be a boolean` }))]),
     ) as {
-      [K in (typeof V3_SWITCHES)[number]]: z.ZodMiniBoolean;
+      [K in (typeof V3_SWITCHES)[number]]: z.ZodMiniOptional<z.ZodMiniBoolean<boolean>>;
     },
   ),
 });

@@ -1,7 +1,8 @@
 // `messaging-gateway channels connect` in a real terminal: tmux on a private socket runs the bin
 // against a fake gateway started here (it waits for a scan); the test reads the screen, decodes the
 // QR printed in half blocks, scans it, answers the password prompt and reads the exit code.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +110,28 @@ describe.skipIf(skip)('channels connect in a terminal (tmux)', () => {
     // the receiver removed its subscriptions on the way out
     const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
     expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  it('closing the terminal (SIGHUP) removes the subscriptions it made', async () => {
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
+    const command = [process.execPath, ...BIN, 'channels connect --transport whatsapp --listen 0'].join(' ');
+    const qrFile = join(dir, 'hangup-qr.png');
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'hangup',
+      '-c',
+      process.cwd(),
+      '-e',
+      `GATEWAY_TOKEN=${gateway.token}`,
+      `${command} --base-url ${gateway.url} --qr-file ${qrFile}`,
+    );
+    const screenOf = async () => (await tmux('capture-pane', '-p', '-t', 'hangup')).stdout;
+    await expect.poll(screenOf, { timeout: 20_000, interval: 50 }).toMatch(/QR saved to/);
+    expect(await client.webhooks.list()).toHaveLength(2);
+    await tmux('kill-session', '-t', 'hangup');
+    await expect.poll(() => client.webhooks.list(), { timeout: 5000, interval: 50 }).toEqual([]);
   });
 });
 
@@ -229,6 +252,36 @@ describe('channels connect without a terminal', () => {
     expect(bin.output().stderr).toMatch(/GatewayAbortError/);
     expect(await subscriptions()).toEqual([]);
   });
+
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    it(`${signal} stops the flow and removes the subscriptions it made`, async () => {
+      await start({ autoScan: false, qrLifetimeMs: 60_000 });
+      const bin = started(connect('--transport', 'whatsapp'), env);
+      await bin.waitOut(/QR saved to/);
+      expect(await subscriptions()).toHaveLength(2);
+      bin.child.kill(signal);
+      expect(await bin.exit).toBe(1);
+      expect(bin.output().stderr).toMatch(/GatewayAbortError/);
+      expect(await subscriptions()).toEqual([]);
+    });
+  }
+
+  it('a closed output pipe (| head -c1) stops the flow and removes the subscriptions it made', async () => {
+    await start({ autoScan: false, qrLifetimeMs: 60_000 });
+    const command = [process.execPath, ...BIN, ...connect('--transport', 'whatsapp')]
+      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+      .join(' ');
+    const shell = spawn('sh', ['-c', `${command} | head -c1`], { env: { ...process.env, ...env } });
+    let out = '';
+    shell.stdout.on('data', (c) => (out += c));
+    const [code] = await Promise.race([
+      once(shell, 'close'),
+      new Promise<[string]>((r) => setTimeout(() => r(['hung']), 15_000)),
+    ]);
+    if (code === 'hung') shell.kill('SIGKILL');
+    expect([code, out]).toEqual([0, 'r']); // head's own exit; the bin ended on its own
+    expect(await subscriptions()).toEqual([]);
+  }, 20_000);
 
   it('SIGINT at the password prompt (standard input open) ends the run and removes its subscriptions', async () => {
     await start({ autoScan: false, qrLifetimeMs: 60_000 });

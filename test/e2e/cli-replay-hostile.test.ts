@@ -1,0 +1,151 @@
+// `replay` and `trigger` against hostile recordings and absent receivers: bounded reads, no wait on
+// a FIFO or a lying Content-Length, no stack overflow, one JSON document on failure, fresh keys.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildWebhook } from '../../src/testing/build-webhook.js';
+import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
+import type { Webhook } from '../../src/webhooks/decode/parse.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { runBin } from '../support/run-bin.js';
+import { freePort, listen } from '../support/servers.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+});
+
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-replay-hostile-'));
+  closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A receiver with a secret; it keeps every webhook it dispatches. */
+async function receiver() {
+  const hooks = new WebhookHandler({ secret: 'q-secret', dispatch: 'await' });
+  const received: Webhook[] = [];
+  hooks.on('webhook', (w) => void received.push(w));
+  hooks.on('error', () => {});
+  const server = await listen(createServer(createNodeMiddleware(hooks)));
+  closers.push(server.close);
+  return { received, url: `${server.url}/hooks?secret=q-secret` };
+}
+
+const delivery = (seed: string) => JSON.stringify(buildWebhook('message.add', {}, { seed }));
+
+describe('replay reads only bounded regular files', () => {
+  it('does not wait on a hostile Content-Length in a sidecar: the delivery is sent and answered', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, '0001-message.add.json'), delivery('a'));
+    const headers = { 'content-type': 'application/json', 'content-length': '999999', connection: 'x' };
+    writeFileSync(join(dir, '0001-message.add.meta.json'), JSON.stringify({ headers }));
+    const target = await receiver();
+    const run = await runBin(['replay', dir, '--to', target.url]);
+    expect(run.stderr).toBe('');
+    expect([run.code, target.received.length]).toEqual([0, 1]);
+  }, 10_000);
+
+  it('refuses a FIFO body at once, ignores a FIFO sidecar, and goes on with the other files', async () => {
+    const dir = folder();
+    execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+    writeFileSync(join(dir, 'good.json'), delivery('b'));
+    execFileSync('mkfifo', [join(dir, 'good.meta.json')]);
+    const target = await receiver();
+    const named = await runBin([
+      'replay',
+      join(dir, 'fifo.json'),
+      join(dir, 'good.json'),
+      '--to',
+      target.url,
+    ]);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toMatch(/fifo\.json is not a regular file; not read \(NotAFileError\); not sent/);
+    expect(target.received).toHaveLength(1);
+  }, 10_000);
+
+  it('never follows a link in a folder, and names a linked file it refuses', async () => {
+    const dir = folder();
+    const outside = folder();
+    writeFileSync(join(outside, 'secret.json'), delivery('c'));
+    execFileSync('ln', ['-s', join(outside, 'secret.json'), join(dir, '0001-message.add.json')]);
+    const target = await receiver();
+    const run = await runBin(['replay', dir, '--to', target.url, '--json']);
+    expect([run.code, run.stdout, target.received]).toEqual([0, '', []]);
+  });
+
+  it('a body nested too deeply to rewrite with --set is reported and not sent; no stack overflow', async () => {
+    const dir = folder();
+    const n = 200_000;
+    const deep = delivery('d').replace(/\}\]/, `,"x":${'['.repeat(n)}${']'.repeat(n)}}]`);
+    writeFileSync(join(dir, 'deep.json'), deep);
+    const target = await receiver();
+    const run = await runBin([
+      'replay',
+      join(dir, 'deep.json'),
+      '--to',
+      target.url,
+      '--set',
+      'data.0.text=Hi',
+    ]);
+    expect(run.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+    expect(run.stderr).toContain('nested too deeply to rewrite');
+    expect([run.code, target.received.length]).toEqual([1, 0]);
+  });
+});
+
+describe('replay --new-keys', () => {
+  it('a receiver that already took the deliveries answers duplicate; with --new-keys it takes them again', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, '0001-message.add.json'), delivery('e'));
+    writeFileSync(join(dir, '0002-message.add.json'), delivery('f'));
+    const target = await receiver();
+    expect((await runBin(['replay', dir, '--to', target.url])).code).toBe(0);
+    expect((await runBin(['replay', dir, '--to', target.url])).code).toBe(0);
+    expect(target.received).toHaveLength(2); // the second run was answered as duplicates
+    const fresh = await runBin(['replay', dir, '--to', target.url, '--new-keys']);
+    expect(fresh.code).toBe(0);
+    expect(target.received).toHaveLength(4);
+    const keys = target.received.map((w) => (w.api === 'v2' ? w.meta.idempotency_key : ''));
+    expect(new Set(keys).size).toBe(4);
+  });
+});
+
+describe('a receiver that cannot be reached', () => {
+  for (const command of ['trigger', 'replay'] as const) {
+    it(`${command} --json prints one JSON document with the error; the text names the real cause`, async () => {
+      const port = await freePort();
+      const to = `http://127.0.0.1:${port}/hooks?secret=q-secret`;
+      const what =
+        command === 'trigger'
+          ? ['message.add']
+          : ['test/fixtures/v2/message.add--inbound-whatsapp-text.json'];
+      const json = await runBin([command, ...what, '--to', to, '--json']);
+      expect(json.code).toBe(1);
+      const document = JSON.parse(json.stdout);
+      expect(document).toMatchObject({
+        ok: false,
+        error: {
+          class: 'GatewayConnectionError',
+          message: expect.stringContaining(`connection refused to 127.0.0.1:${port}`),
+        },
+      });
+      const text = await runBin([command, ...what, '--to', to]);
+      expect(text.code).toBe(1);
+      expect(text.stderr).toContain(`failed: connection refused to 127.0.0.1:${port}`);
+      expect(text.stderr).not.toMatch(/TypeError|q-secret/);
+    });
+  }
+});
+
+describe('send with both --text and --file', () => {
+  it('says they are exclusive, exit 2', async () => {
+    const args = 'send --channel c --to whatsapp:79001234567 --text Hi --file https://x.test/a.pdf';
+    const run = await runBin(args.split(' '));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--text and --file are exclusive');
+  });
+});
