@@ -11,7 +11,12 @@ let gateway: FakeGateway;
 let pageToken: string;
 
 beforeEach(async () => {
-  gateway = await createFakeGateway({ autoScan: false, autoStatuses: false, stepMs: 1 });
+  gateway = await createFakeGateway({
+    autoScan: false,
+    autoStatuses: false,
+    stepMs: 1,
+    channels: [{ channel_id: 'ch' }],
+  });
   const page = await (await fetch(`${gateway.url}/`)).text();
   pageToken = /<meta name="inbox-token" content="([^"]+)">/.exec(page)?.[1] ?? '';
 });
@@ -127,7 +132,7 @@ describe("the inbox's actions refuse anyone but the page", () => {
   it('checks what it is given: 400 for a bad body, 409 when the fake refuses', async () => {
     const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
     const { request_id } = await client.messages.send({
-      channel_id: channelId,
+      channel_id: 'ch',
       recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
       text: 'hi',
     });
