@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { channelLife, QR_TRANSPORTS, setChannelStatus } from './channel-life.js';
 import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveries.js';
 import { fail } from './http-utils.js';
+import { entriesOf } from './inbox/delta.js';
 import { LiveUpdates } from './inbox/live-updates.js';
 import { inboxRoutes } from './inbox/route.js';
 import { inboxSnapshot } from './inbox/snapshot.js';
@@ -169,7 +170,7 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
   });
   const handle = router(state, deliverer, gate, options);
   const simulate = simulator(state, deliverer);
-  const live = new LiveUpdates(() => inboxSnapshot(state, deliverer.records, gate.records));
+  const live = new LiveUpdates(() => entriesOf(inboxSnapshot(state, deliverer.records, gate.records)));
   state.onChange = () => live.changed();
   const inbox = inboxRoutes(simulate, live, () => port);
   const server = createServer((req, res) => {
