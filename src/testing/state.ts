@@ -159,8 +159,9 @@ export class FakeState {
     const channel: FakeChannel = {
       channel_id: channelId,
       transport,
-      state: 'init',
-      status: 'init',
+      // spec: telegram, maxbot — a valid bot token is all that is needed: usable at once
+      state: bot ? 'active' : 'init',
+      status: bot ? 'active' : 'init',
       reason: bot || transport === 'wapi' ? null : 'qr',
       phone: '',
       username: '',

@@ -143,6 +143,31 @@ describe('messages: what a send must hold', () => {
     }
   });
 
+  it('takes a send through a bot channel right after creating it (a token is all a bot needs)', async () => {
+    const slow = await createFakeGateway({ stepMs: 10_000 });
+    try {
+      const call = (path: string, body: object) =>
+        fetch(`${slow.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${slow.token}` },
+          body: JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const created = await call('/v2/channels', {
+        transport: 'telegram',
+        credentials: { telegram_token: 't' },
+      });
+      const recipient = { chat_type: 'telegram', chat_id: '42' };
+      const sent = await call('/v2/messages', {
+        channel_id: created.body.data[0].channel_id,
+        recipient,
+        text: 'Hi',
+      });
+      expect(sent.status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('sends through a channel given to createFakeGateway({ channels }), active from the start', async () => {
     const seeded = await createFakeGateway({ channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }] });
     try {

@@ -187,7 +187,9 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     for (let i = 0; i < 12; i++) await send(`Order update ${i}`, '79001230000');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForSelector('.msg .text:text-is("Order update 11")');
-    const heights = await page.$$eval('.msg.out', (all) => all.map((e) => e.getBoundingClientRect().height));
+    const heights = await page.$$eval('[data-chat="79001230000"] .msg.out', (all) =>
+      all.map((e) => e.getBoundingClientRect().height),
+    );
     expect(Math.max(...heights)).toBeLessThan(90);
     const tall = await page.evaluate(() => document.querySelector('[data-chat="79001230000"]')?.scrollHeight);
     console.log(`inbox at 390 px: a chat of 12 outbound messages is ${tall} px tall`);
