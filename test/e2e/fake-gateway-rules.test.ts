@@ -54,6 +54,14 @@ async function activeChannel(transport = 'telegram', credentials: object = { tel
   return created.body.data[0].channel_id as string;
 }
 
+/** A POST to another fake than the shared one, answered as status and parsed body. */
+const postTo = (fake: FakeGateway) => (path: string, body: object) =>
+  fetch(`${fake.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${fake.token}` },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
 const subscribe = (...events: string[]) =>
   api('POST', '/v2/webhooks', { data: events.map((event) => ({ url: receiver.url, event })) });
 
@@ -146,12 +154,7 @@ describe('messages: what a send must hold', () => {
   it('takes a send through a bot channel right after creating it (a token is all a bot needs)', async () => {
     const slow = await createFakeGateway({ stepMs: 10_000 });
     try {
-      const call = (path: string, body: object) =>
-        fetch(`${slow.url}${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${slow.token}` },
-          body: JSON.stringify(body),
-        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const call = postTo(slow);
       const created = await call('/v2/channels', {
         transport: 'telegram',
         credentials: { telegram_token: 't' },
@@ -229,12 +232,7 @@ describe('channels', () => {
   it('gives a pairing code only for a whatsapp channel', async () => {
     const waiting = await createFakeGateway({ stepMs: 1, autoScan: false });
     try {
-      const call = (path: string, body: object) =>
-        fetch(`${waiting.url}${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${waiting.token}` },
-          body: JSON.stringify(body),
-        }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const call = postTo(waiting);
       const viber = await call('/v2/channels', { transport: 'viber', credentials: {} });
       await waiting.drain();
       const id = viber.body.data[0].channel_id;
