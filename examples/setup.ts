@@ -25,6 +25,7 @@ export async function connect(): Promise<Session> {
   const gateway = await createFakeGateway();
   const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, apiKey: gateway.apiKey });
   const [channel] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
+  await gateway.drain(); // the fake scans its QR by itself: the channel is active, ready to send
   console.log(`(no GATEWAY_BASE_URL/GATEWAY_TOKEN set: using the local fake gateway at ${gateway.url})`);
   return { client, channelId: channel?.channel_id ?? '', local: true, close: () => gateway.close() };
 }

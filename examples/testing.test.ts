@@ -37,7 +37,7 @@ let client: GatewayClient;
 let tracker: DeliveryTracker;
 
 beforeEach(async () => {
-  gateway = await createFakeGateway(); // real HTTP on 127.0.0.1, a free port
+  gateway = await createFakeGateway({ channels: [{ channel_id: 'channel-1' }] }); // real HTTP on 127.0.0.1, a free port
   hooks = new WebhookHandler({ secret: 'test-secret' });
   tracker = new DeliveryTracker().attach(hooks);
   server = createServer(createNodeMiddleware(hooks)).listen(0, '127.0.0.1');

@@ -21,4 +21,10 @@ export { createFakeGateway, type FakeGateway, type FakeGatewayOptions } from './
 export { type InboundMessage, UNREGISTERED_PREFIX } from './testing/payloads.js';
 export type { FailAnswer, RecordedRequest } from './testing/requests.js';
 export type { FakeGatewaySimulate } from './testing/simulate.js';
-export type { FakeChannel, FakeMessage, FakeSubscription, FakeV3Settings } from './testing/state.js';
+export type {
+  FakeChannel,
+  FakeMessage,
+  FakeSubscription,
+  FakeV3Settings,
+  SeededChannel,
+} from './testing/state.js';

@@ -5,7 +5,7 @@ import type { RecordedRequest } from '../testing/requests.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { recorder } from './recording.js';
 
-/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]`. */
+/** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--manual-statuses] [--record dir] [--json] [--quiet]`. */
 export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -15,6 +15,7 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
       'api-key': { type: 'string' },
       'crm-key': { type: 'string' },
       repeats: { type: 'boolean' },
+      'manual-statuses': { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
       record: { type: 'string' },
@@ -33,6 +34,8 @@ export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>
     repeats: values.repeats ?? false,
     // A person drives the connection from the inbox page: each QR waits for its Scan button.
     autoScan: false,
+    // With --manual-statuses a message waits at accepted for the page's Delivered, Read or Failed.
+    autoStatuses: !values['manual-statuses'],
     ...(!values.quiet && { onRequest: log }),
     ...(values.record && { onDelivery: recorder(values.record, (line) => io.err(line)) }),
   });

@@ -127,7 +127,7 @@ Examples:
   $ messaging-gateway v3 set --uri "https://crm.example.com/v3?secret=s" --switch messagesAndStatuses=true
   $ messaging-gateway v3 set --uri https://crm.example.com/v3 --switch templateStatus=false --json`,
 
-  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--record dir] [--json] [--quiet]
+  'fake-gateway': `Usage: messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--manual-statuses] [--record dir] [--json] [--quiet]
 
 Runs a fake of the gateway (API v2 and v3) on 127.0.0.1 until stopped (Ctrl-C), and prints its
 address, token and API key, then one line per request it answers. Its address is also the inbox
@@ -141,6 +141,7 @@ Options:
   --api-key K    the v3 API key it accepts (default: fake-gateway-api-key)
   --crm-key K    v3 deliveries carry Authorization: Bearer K
   --repeats      deliver every webhook twice, as the service may
+  --manual-statuses  keep each sent message at accepted: its statuses come from the inbox's buttons
   --record DIR   save every delivery it sends in DIR: 0001-<kind>.json, the raw body (what
                  decode and replay read), and 0001-<kind>.meta.json, its URL query and headers
   --json         print JSON lines: first { url, token, apiKey, inbox }, then { method, path, status } per request

@@ -38,6 +38,22 @@ export interface DeliveryOptions {
   onDelivery?: (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }) => void;
 }
 
+/** How much of a receiver's answer the fake reads; the rest is dropped (an endless answer ends here). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** Reads up to `maxBytes` of an answer's body, then stops reading it. */
+async function readBounded(res: Response, maxBytes: number): Promise<void> {
+  if (!res.body) return;
+  const reader = res.body.getReader();
+  let size = 0;
+  while (size <= maxBytes) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    size += value.byteLength;
+  }
+  await reader.cancel();
+}
+
 /** The v3 switch that lets each property of a v3 body through. */
 const V3_SWITCH: Record<string, keyof FakeV3Settings['subscriptions']> = {
   messages: 'messagesAndStatuses',
@@ -171,7 +187,7 @@ export class Deliverer {
       signal,
     })
       .then(async (res) => {
-        await res.arrayBuffer();
+        await readBounded(res, MAX_ANSWER_BYTES);
         return res.status;
       })
       .catch(() => 0); // spec: the service's retry policy is not shown, so nothing is retried

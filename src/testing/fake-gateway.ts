@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { channelLife, QR_TRANSPORTS, setChannelStatus } from './channel-life.js';
 import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveries.js';
 import { fail } from './http-utils.js';
+import { entriesOf } from './inbox/delta.js';
 import { LiveUpdates } from './inbox/live-updates.js';
 import { inboxRoutes } from './inbox/route.js';
 import { inboxSnapshot } from './inbox/snapshot.js';
-import { messageLife } from './lifecycles.js';
-import { FixedWindow } from './rate-limit.js';
+import { deliverDelete, deliverEdit, messageLife } from './lifecycles.js';
 import { type FailAnswer, type RecordedRequest, RequestGate } from './requests.js';
 import { routeV2, type V2Effects } from './routes-v2.js';
 import { routeV3 } from './routes-v3.js';
@@ -18,6 +18,7 @@ import {
   FakeState,
   type FakeSubscription,
   type FakeV3Settings,
+  type SeededChannel,
 } from './state.js';
 
 /** Options of {@link createFakeGateway}. */
@@ -47,6 +48,12 @@ export interface FakeGatewayOptions extends DeliveryOptions {
   autoScan?: boolean;
   /** How long a QR lives (autoScan false) before the channel goes disabled / qridle (ms). @default 60000 */
   qrLifetimeMs?: number;
+  /**
+   * Channels it holds from the start, active, e.g. `[{ channel_id: 'ch-1', transport: 'whatsapp' }]`:
+   * a send goes only through a channel the fake holds and that is active (an unknown one is 404).
+   * `reset()` brings them back. @default []
+   */
+  channels?: readonly SeededChannel[];
   /** How many requests, deliveries, messages and channels it keeps, dropping the oldest. @default 10000 */
   maxRecords?: number;
   /** Called with each request once it has been answered (e.g. to log it). */
@@ -82,7 +89,8 @@ export interface FakeGateway {
   readonly simulate: FakeGatewaySimulate;
   /**
    * The next request of `method` to `path` (no query, e.g. `/v2/messages`) gets `answer` instead
-   * of its own, before any check of its token.
+   * of its own (once, unless `answer.times` says more); a request the fake refuses first (a wrong
+   * token, over the rate limit) keeps its refusal and leaves the failure queued.
    */
   failNext(method: string, path: string, answer: FailAnswer): void;
   /** Resolves when every delivery and message or channel life started so far has finished. */
@@ -94,12 +102,12 @@ export interface FakeGateway {
 }
 
 function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, options: FakeGatewayOptions) {
-  const token = options.token ?? 'fake-gateway-token';
-  const apiKey = options.apiKey ?? 'fake-gateway-api-key';
   const autoStatuses = options.autoStatuses ?? true;
   const play = { autoScan: options.autoScan ?? true, qrLifetimeMs: options.qrLifetimeMs ?? 60_000 };
   const effects: V2Effects = {
     messageSent: (m) => void deliverer.track(messageLife(deliverer, m, autoStatuses)),
+    messageEdited: (m, old) => void deliverer.track(deliverEdit(deliverer, m, old)),
+    messageDeleted: (m) => void deliverer.track(deliverDelete(deliverer, m)),
     channelCreated: (c) => void deliverer.track(channelLife(deliverer, state, c, play)),
     channelReinit: (c) => {
       state.timers.clear(c.channel_id);
@@ -120,10 +128,6 @@ function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, optio
     if (!pending) return;
     const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const version = segments.shift();
-    // spec: Authentication — v2 takes the token, v3 the API key; a missing or wrong one gives 401
-    if (req.headers.authorization !== `Bearer ${version === 'v3' ? apiKey : token}`) {
-      return fail(res, 401, 'unauthorized', 'API key missing or wrong');
-    }
     const route = { method: record.method, segments, query: url.searchParams, body: record.body };
     const handled =
       version === 'v2'
@@ -131,7 +135,7 @@ function router(state: FakeState, deliverer: Deliverer, gate: RequestGate, optio
         : version === 'v3' && (await routeV3(route, res, state, deliverer));
     if (!handled) fail(res, 404, 'not_found', `no route ${record.method} ${url.pathname}`);
   };
-  return { token, apiKey, handle };
+  return handle;
 }
 
 type InboxRoute = ReturnType<typeof inboxRoutes>;
@@ -151,16 +155,23 @@ type InboxRoute = ReturnType<typeof inboxRoutes>;
  */
 export async function createFakeGateway(options: FakeGatewayOptions = {}): Promise<FakeGateway> {
   const maxRecords = options.maxRecords ?? 10_000;
-  const state = new FakeState(maxRecords);
+  const state = new FakeState(maxRecords, options.channels);
   const deliverer = new Deliverer(state, options);
-  const limit = options.rateLimit ?? { requests: 500, intervalMs: 5000 };
-  const limiter = limit ? new FixedWindow(limit.requests, limit.intervalMs) : undefined;
-  const gate = new RequestGate(limiter, maxRecords, options.onRequest);
-  const { token, apiKey, handle } = router(state, deliverer, gate, options);
-  const simulate = simulator(state, deliverer);
-  const live = new LiveUpdates(() => inboxSnapshot(state, deliverer.records, gate.records));
-  state.onChange = () => live.changed();
+  const token = options.token ?? 'fake-gateway-token';
+  const apiKey = options.apiKey ?? 'fake-gateway-api-key';
   let port = 0;
+  const gate = new RequestGate({
+    token,
+    apiKey,
+    rateLimit: options.rateLimit ?? { requests: 500, intervalMs: 5000 },
+    port: () => port,
+    maxRecords,
+    onRequest: options.onRequest,
+  });
+  const handle = router(state, deliverer, gate, options);
+  const simulate = simulator(state, deliverer);
+  const live = new LiveUpdates(() => entriesOf(inboxSnapshot(state, deliverer.records, gate.records)));
+  state.onChange = () => live.changed();
   const inbox = inboxRoutes(simulate, live, () => port);
   const server = createServer((req, res) => {
     handle(req, res, inbox).catch(() => {
@@ -175,7 +186,7 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
     server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
   port = (server.address() as AddressInfo).port;
-  const parts = { state, deliverer, gate, limiter, server, simulate, live };
+  const parts = { state, deliverer, gate, server, simulate, live };
   const base = { url: `http://127.0.0.1:${port}`, token, apiKey, ...controls(parts) };
   // Descriptors, not a spread: a spread would read the getters once and drop the setter.
   return Object.defineProperties(base, Object.getOwnPropertyDescriptors(views(parts))) as FakeGateway;
@@ -185,7 +196,6 @@ interface Parts {
   state: FakeState;
   deliverer: Deliverer;
   gate: RequestGate;
-  limiter: FixedWindow | undefined;
   server: Server;
   simulate: FakeGatewaySimulate;
   live: LiveUpdates;
@@ -212,11 +222,11 @@ function views({ state, deliverer, gate }: Parts) {
 }
 
 /** What a test does to the fake. */
-function controls({ state, deliverer, gate, limiter, server, simulate, live }: Parts) {
+function controls({ state, deliverer, gate, server, simulate, live }: Parts) {
   return {
     simulate,
     failNext(method: string, path: string, answer: FailAnswer) {
-      gate.failures.push({ times: 1, ...answer, method: method.toUpperCase(), path });
+      gate.failures.push({ ...answer, times: answer.times ?? 1, method: method.toUpperCase(), path });
     },
     drain: () => deliverer.drain(),
     reset() {
@@ -224,7 +234,7 @@ function controls({ state, deliverer, gate, limiter, server, simulate, live }: P
       deliverer.reset();
       gate.records.length = 0;
       gate.failures.length = 0;
-      limiter?.reset();
+      gate.resetLimits();
     },
     async close() {
       live.close();

@@ -2,15 +2,28 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRecord } from '../internal/is-record.js';
 
 /** Largest request body the fake gateway reads (bytes). */
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-/** Reads a request body as JSON (undefined when empty); bounded to `maxBytes` (5 MiB). */
+/** A request body over the bound {@link readJson} was given: answered 413. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the body is over ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Reads a request body as JSON (undefined when empty); bounded to `maxBytes` (5 MiB): past it,
+ * rejects with {@link BodyTooLargeError} and keeps nothing (the rest is read and dropped).
+ */
 export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new Error('body too large');
+    if (size > maxBytes) {
+      req.resume();
+      throw new BodyTooLargeError(maxBytes);
+    }
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

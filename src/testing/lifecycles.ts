@@ -1,5 +1,6 @@
 import type { Deliverer, DeliveryRecord } from './deliveries.js';
 import { isUnregistered, outboundAdd, statusItems, v3Echo } from './payloads.js';
+import { textTooLong } from './service-rules.js';
 import type { FakeMessage } from './state.js';
 
 /** A v2 delivery and its v3 twin, made together. */
@@ -13,31 +14,76 @@ async function both(
   return made.flat();
 }
 
-/** Delivers one status of a message (v2 message.status_update, v3 statuses) and remembers it. */
-export function deliverStatus(
+// spec: Outbound message status — accepted → sent → delivered → read, or → failed from any but read
+const ORDER = ['accepted', 'sent', 'delivered', 'read'];
+
+/** True when `to` may follow `from`: the same status again, or a later one; none after read or failed. */
+export function movesForward(from: string, to: string): boolean {
+  if (from === to) return true;
+  if (from === 'read' || from === 'failed') return false;
+  return to === 'failed' || ORDER.indexOf(to) > ORDER.indexOf(from);
+}
+
+/**
+ * Delivers one status of a message (v2 message.status_update, v3 statuses) and remembers it.
+ * Rejects a status that would move the message backwards (delivered after read).
+ */
+export async function deliverStatus(
   d: Deliverer,
   m: FakeMessage,
   status: string,
   reason: string | null,
 ): Promise<DeliveryRecord[]> {
+  if (!movesForward(m.status, status)) {
+    throw new Error(`a status never moves backwards: the message is ${m.status}, not before ${status}`);
+  }
   m.status = status;
   m.reason = reason;
   const items = statusItems(m, status, reason);
   return both(d, 'message.status_update', items.v2, items.v3 && { statuses: [items.v3] });
 }
 
+/** Why the service fails a send it accepted, or null: a text over its limit, an unregistered number. */
+function failureOf(m: FakeMessage): string | null {
+  if (textTooLong(m.body)) return 'text_length_is_too_much';
+  return isUnregistered(m) ? 'bad_contact' : null;
+}
+
 /**
  * The life of an accepted send: message.add, then accepted → sent → delivered → read, or
- * accepted → failed (bad_contact) for an unregistered number. Each delivery is answered before
- * the next step, so a receiver sees them in order.
+ * accepted → failed for a text over its limit (text_length_is_too_much, even with autoStatuses
+ * off: the service decides it) or an unregistered number (bad_contact). Each delivery is
+ * answered before the next step, so a receiver sees them in order. A status set meanwhile by
+ * `simulate.status` ends it where that status is ahead.
  */
 export async function messageLife(d: Deliverer, m: FakeMessage, autoStatuses: boolean): Promise<void> {
   const epoch = d.epoch;
   await both(d, 'message.add', outboundAdd(m), { messages: [v3Echo(m)] });
-  if (!autoStatuses) return;
-  const path = isUnregistered(m) ? ['accepted', 'failed'] : ['accepted', 'sent', 'delivered', 'read'];
+  const failure = failureOf(m);
+  if (!autoStatuses && failure !== 'text_length_is_too_much') return;
+  const path = failure ? ['accepted', 'failed'] : ['accepted', 'sent', 'delivered', 'read'];
   for (const status of path) {
-    if (!(await d.step(epoch))) return;
-    await deliverStatus(d, m, status, status === 'failed' ? 'bad_contact' : null);
+    if (!(await d.step(epoch)) || !movesForward(m.status, status)) return;
+    await deliverStatus(d, m, status, status === 'failed' ? failure : null);
   }
+}
+
+/** message.edit of an accepted edit (spec: message.edit): the new and the old text or attachment. */
+export function deliverEdit(d: Deliverer, m: FakeMessage, old: Record<string, unknown>) {
+  const { text, attachment, crm_user_id } = m.body;
+  return d.v2('message.edit', [
+    {
+      message_id: m.message_id,
+      crm_user_id: crm_user_id ?? null,
+      timestamp: Date.now(),
+      ...(text !== undefined && { text, old_text: old.text }),
+      ...(attachment !== undefined && { attachment, old_attachment: old.attachment }),
+    },
+  ]);
+}
+
+/** message.delete of a deleted message (spec: message.delete). */
+export function deliverDelete(d: Deliverer, m: FakeMessage) {
+  const item = { message_id: m.message_id, crm_user_id: m.body.crm_user_id ?? null, timestamp: Date.now() };
+  return d.v2('message.delete', [item]);
 }

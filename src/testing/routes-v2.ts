@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { asObject, envelope, fail } from './http-utils.js';
+import { MAX_SUBSCRIPTIONS, sendProblem, subscriptionProblem } from './service-rules.js';
 import type { FakeChannel, FakeMessage, FakeState } from './state.js';
 
 /** One parsed request, as the routes see it. */
@@ -14,6 +15,9 @@ export interface RouteRequest {
 /** What happens after a change: webhook deliveries, by default. */
 export interface V2Effects {
   messageSent(message: FakeMessage): void;
+  /** An edit was accepted; `old` is the body before it. */
+  messageEdited(message: FakeMessage, old: Record<string, unknown>): void;
+  messageDeleted(message: FakeMessage): void;
   channelCreated(channel: FakeChannel): void;
   channelDeleted(channelId: string): void;
   channelReinit(channel: FakeChannel): void;
@@ -32,7 +36,6 @@ export interface RouteContext {
   body: Record<string, unknown>;
 }
 
-const CONTENT = ['text', 'attachment', 'template'];
 // spec: POST /v2/channels — written here again on purpose: the fake shares no rule with the SDK.
 const TRANSPORTS = [
   'telegram',
@@ -67,21 +70,27 @@ export function routeV2(
 }
 
 function send({ res, state, effects, body }: RouteContext): true {
-  if (CONTENT.filter((k) => body[k] !== undefined).length > 1) {
-    fail(res, 400, 'bad_request', 'Cannot provide more that one of text, attachment or template');
+  const problem = sendProblem(body);
+  if (problem) {
+    fail(res, 400, 'bad_request', problem);
     return true;
   }
-  const recipient = asObject(body.recipient);
-  if (typeof body.channel_id !== 'string' || !recipient || typeof recipient.chat_type !== 'string') {
-    fail(res, 400, 'bad_request', 'channel_id and recipient.chat_type are required');
+  const channel = state.channels.get(body.channel_id as string);
+  if (!channel) {
+    fail(res, 404, 'not_found', 'channel not found');
     return true;
   }
-  const chatId = String(recipient.chat_id ?? recipient.phone ?? recipient.username ?? randomUUID());
+  if (channel.status !== 'active') {
+    fail(res, 400, 'bad_request', `the channel is not active (${channel.status}/${channel.reason})`);
+    return true;
+  }
+  const recipient = asObject(body.recipient) ?? {};
+  const chatId = String(recipient.chat_id ?? recipient.phone ?? recipient.username);
   const message: FakeMessage = {
     request_id: randomUUID(),
     message_id: randomUUID(),
     chat_id: chatId,
-    channel_id: body.channel_id,
+    channel_id: channel.channel_id,
     status: 'accepted',
     reason: null,
     sentAt: Date.now(),
@@ -94,7 +103,7 @@ function send({ res, state, effects, body }: RouteContext): true {
 }
 
 function messages(ctx: RouteContext, id: string | undefined): boolean {
-  const { req, res, state, body } = ctx;
+  const { req, res, state, body, effects } = ctx;
   if (req.method === 'POST' && id === undefined) return send(ctx);
   if (req.method === 'POST' && id === 'messages_dump') {
     envelope(res, { task_id: randomUUID() });
@@ -105,9 +114,15 @@ function messages(ctx: RouteContext, id: string | undefined): boolean {
   if (!stored) fail(res, 404, 'not_found', 'message not found');
   else if (req.method === 'PATCH' && body.text === undefined && body.attachment === undefined) {
     fail(res, 400, 'bad_request', 'text or attachment is required');
-  } else {
-    if (req.method === 'DELETE') state.messages.delete(id);
+  } else if (req.method === 'PATCH') {
+    const old = stored.body;
+    stored.body = { ...old, ...body };
     envelope(res, { message_id: id, chat_id: stored.chat_id });
+    effects.messageEdited(stored, old);
+  } else {
+    state.messages.delete(id);
+    envelope(res, { message_id: id, chat_id: stored.chat_id });
+    effects.messageDeleted(stored);
   }
   return true;
 }
@@ -146,7 +161,11 @@ function channel({ req, res, state, effects, body }: RouteContext, id: string): 
     envelope(res, null);
     effects.channelDeleted(id);
   } else if (action === 'auth' && sub === '2fa' && req.method === 'POST') {
-    // spec: 2FA — a wrong code is refused; the right one (or any, when no scan set one) activates
+    // spec: 2FA — only a channel waiting for its password takes one; a wrong code is refused
+    if (found.status !== 'init' || found.reason !== 'wait_for_password') {
+      fail(res, 400, 'bad_request', `the channel is not waiting for a 2FA password (${found.status})`);
+      return true;
+    }
     if (found.password !== undefined && body.two_factor_code !== found.password) {
       fail(res, 400, 'bad_request', 'wrong two-factor code');
       return true;
@@ -159,7 +178,11 @@ function channel({ req, res, state, effects, body }: RouteContext, id: string): 
     const { channel_id, transport, state: s, phone, messenger_id, name } = found;
     envelope(res, [{ channel_id, transport, state: s, phone, messenger_id, name, tariff: 'standard' }]);
   } else if (action === 'pairing-code' && req.method === 'POST') {
-    // spec: pairing code — right after the QR webhook; refused once the QR expired
+    // spec: pairing code — whatsapp only, right after the QR webhook; refused once the QR expired
+    if (found.transport !== 'whatsapp') {
+      fail(res, 400, 'bad_request', 'a pairing code is given only for a whatsapp channel');
+      return true;
+    }
     if (found.qr === undefined || found.status !== 'init' || found.reason !== 'qr') {
       fail(res, 400, 'bad_request', 'no live QR: the pairing code is asked right after the QR');
       return true;
@@ -170,29 +193,55 @@ function channel({ req, res, state, effects, body }: RouteContext, id: string): 
 }
 
 function webhooks({ req, res, state, body }: RouteContext): boolean {
-  const items = (Array.isArray(body.data) ? body.data : []).map((i) => asObject(i) ?? {});
-  const subscription = (i: Record<string, unknown>) => ({
-    id: String(i.id ?? randomUUID()),
-    url: String(i.url),
-    event: String(i.event),
-  });
-  if (req.method === 'GET') envelope(res, [...state.subscriptions.values()]);
-  else if (req.method === 'POST' || req.method === 'PATCH') {
-    if (items.some((i) => typeof i.url !== 'string' || typeof i.event !== 'string')) {
-      fail(res, 400, 'bad_request', 'every item needs url and event');
-      return true;
-    }
-    const missing = req.method === 'PATCH' && items.find((i) => !state.subscriptions.has(String(i.id)));
-    if (missing) {
-      fail(res, 404, 'not_found', 'subscription not found');
-      return true;
-    }
-    const changed = items.map((i) => subscription(req.method === 'POST' ? { ...i, id: undefined } : i));
-    for (const s of changed) state.subscriptions.set(s.id, s);
-    envelope(res, changed);
-  } else if (req.method === 'DELETE') {
+  if (req.method === 'GET') {
+    envelope(res, [...state.subscriptions.values()]);
+    return true;
+  }
+  if (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'DELETE') return false;
+  // spec: POST, PATCH and DELETE /v2/webhooks — `data` (array) is required
+  if (!Array.isArray(body.data)) {
+    fail(res, 400, 'bad_request', 'data: an array is required');
+    return true;
+  }
+  const items = body.data.map((i) => asObject(i) ?? {});
+  if (req.method === 'DELETE') {
     for (const i of items) state.subscriptions.delete(String(i.id));
     envelope(res, null);
-  } else return false;
+  } else changeSubscriptions(req.method, items, res, state);
   return true;
+}
+
+function changeSubscriptions(
+  method: string,
+  items: Record<string, unknown>[],
+  res: ServerResponse,
+  state: FakeState,
+): void {
+  const ids = new Set(items.map((i) => String(i.id)));
+  const others = [...state.subscriptions.values()].filter((s) => method === 'POST' || !ids.has(s.id));
+  const problem = subscriptionProblem(
+    items,
+    others.map((s) => s.event),
+  );
+  const unknown = method === 'PATCH' && items.some((i) => !state.subscriptions.has(String(i.id)));
+  const tooMany = method === 'POST' && state.subscriptions.size + items.length > MAX_SUBSCRIPTIONS;
+  if (problem) fail(res, 400, 'bad_request', problem);
+  else if (unknown) fail(res, 404, 'not_found', 'subscription not found');
+  else if (tooMany) fail(res, 400, 'bad_request', `at most ${MAX_SUBSCRIPTIONS} subscriptions per account`);
+  else store(items, method, res, state);
+}
+
+function store(
+  items: Record<string, unknown>[],
+  method: string,
+  res: ServerResponse,
+  state: FakeState,
+): void {
+  const changed = items.map((i) => ({
+    id: method === 'POST' ? randomUUID() : String(i.id),
+    url: String(i.url),
+    event: String(i.event),
+  }));
+  for (const s of changed) state.subscriptions.set(s.id, s);
+  envelope(res, changed);
 }

@@ -101,6 +101,15 @@ export function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number):
   while (map.size > max) map.delete(map.keys().next().value as K);
 }
 
+/** A channel the fake holds from the start, active (option `channels` of createFakeGateway). */
+export interface SeededChannel {
+  channel_id: string;
+  /** @default 'whatsapp' */
+  transport?: string;
+  /** @default '<transport> channel' */
+  name?: string;
+}
+
 /** Everything the fake gateway remembers between requests. */
 export class FakeState {
   readonly channels = new Map<string, FakeChannel>();
@@ -113,14 +122,26 @@ export class FakeState {
   /** Called after anything here changed (the inbox page listens); set by the inbox. */
   onChange: () => void = () => {};
 
-  constructor(readonly maxRecords: number) {}
+  constructor(
+    readonly maxRecords: number,
+    readonly seeds: readonly SeededChannel[] = [],
+  ) {
+    this.#seed();
+  }
+
+  #seed(): void {
+    for (const { channel_id, transport = 'whatsapp', name } of this.seeds) {
+      const channel = this.addChannel(transport, channel_id);
+      Object.assign(channel, { status: 'active', state: 'active', reason: null, ...(name && { name }) });
+    }
+  }
 
   /** Tells the listener that something changed. */
   changed(): void {
     this.onChange();
   }
 
-  /** Forgets everything. */
+  /** Forgets everything but the seeded channels, which start afresh. */
   reset(): void {
     this.channels.clear();
     this.messages.clear();
@@ -128,17 +149,19 @@ export class FakeState {
     this.received.clear();
     this.timers.clear();
     this.v3Settings = initialV3();
+    this.#seed();
     this.changed();
   }
 
   /** A new channel in `init`, waiting for its QR (or active at once for bot tokens). */
-  addChannel(transport: string): FakeChannel {
+  addChannel(transport: string, channelId: string = randomUUID()): FakeChannel {
     const bot = transport === 'telegram' || transport === 'maxbot';
     const channel: FakeChannel = {
-      channel_id: randomUUID(),
+      channel_id: channelId,
       transport,
-      state: 'init',
-      status: 'init',
+      // spec: telegram, maxbot — a valid bot token is all that is needed: usable at once
+      state: bot ? 'active' : 'init',
+      status: bot ? 'active' : 'init',
       reason: bot || transport === 'wapi' ? null : 'qr',
       phone: '',
       username: '',

@@ -14,7 +14,11 @@ afterEach(async () => {
 });
 
 async function setUp(repeats: boolean) {
-  const gateway: FakeGateway = await createFakeGateway({ repeats, stepMs: 5 });
+  const gateway: FakeGateway = await createFakeGateway({
+    repeats,
+    stepMs: 5,
+    channels: [{ channel_id: 'ch' }],
+  });
   const hooks = new WebhookHandler({ secret: 'loop-secret' });
   const receiver = await listen(createServer(createNodeMiddleware(hooks)));
   closers.push(gateway.close, receiver.close);

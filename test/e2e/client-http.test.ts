@@ -18,7 +18,10 @@ const text = {
 describe('GatewayClient over real HTTP (the fake gateway on 127.0.0.1)', () => {
   let gateway: FakeGateway;
   beforeAll(async () => {
-    gateway = await createFakeGateway({ rateLimit: { requests: 20, intervalMs: 1000 } });
+    gateway = await createFakeGateway({
+      rateLimit: { requests: 20, intervalMs: 1000 },
+      channels: [{ channel_id: 'ch-1' }],
+    });
   });
   afterAll(() => gateway.close());
   const rejected = () => gateway.requests.filter((r) => r.status === 429).length;
@@ -91,7 +94,10 @@ describe('GatewayClient over real HTTP (the fake gateway on 127.0.0.1)', () => {
 describe('GatewayClient cannot be frozen or misled, over real HTTP', () => {
   let standIn: FakeGateway;
   beforeAll(async () => {
-    standIn = await createFakeGateway({ rateLimit: { requests: 1000, intervalMs: 1000 } });
+    standIn = await createFakeGateway({
+      rateLimit: { requests: 1000, intervalMs: 1000 },
+      channels: [{ channel_id: 'ch-1' }],
+    });
   });
   afterAll(() => standIn.close());
 

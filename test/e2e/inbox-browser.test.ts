@@ -49,6 +49,13 @@ async function send(text: string, chat_id = '79001234567') {
 const bubble = (messageId: string, status?: string) =>
   `[data-message="${messageId}"]${status ? `[data-status="${status}"]` : ''}`;
 
+/** Unfolds a message's status controls (a <details>) as a person would, by its summary. */
+async function unfold(messageId: string) {
+  if (!(await page.$eval(`${bubble(messageId)} details`, (d) => (d as HTMLDetailsElement).open))) {
+    await page.click(`${bubble(messageId)} summary`);
+  }
+}
+
 describe.skipIf(skip)('the inbox page, in a headless browser', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -62,7 +69,12 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     const receiver = await listen(createServer(createNodeMiddleware(hooks)));
     closeReceiver = receiver.close;
     receiverUrl = receiver.url;
-    gateway = await createFakeGateway({ autoScan: false, autoStatuses: false, stepMs: 1 });
+    gateway = await createFakeGateway({
+      autoScan: false,
+      autoStatuses: false,
+      stepMs: 1,
+      channels: [{ channel_id: 'ch-main', name: 'Main number' }],
+    });
     client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, apiKey: gateway.apiKey });
     await client.webhooks.ensure(`${receiverUrl}/hooks?secret=${SECRET}`, [
       'message.add',
@@ -101,6 +113,7 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     expect(await page.textContent(`${bubble(message_id)} .ticks`)).toBe('✓');
     await shot('sent');
 
+    await unfold(message_id);
     await page.click(`${bubble(message_id)} button:text-is("Delivered")`);
     await page.waitForSelector(bubble(message_id, 'delivered'));
     expect(await page.textContent(`${bubble(message_id)} .ticks`)).toBe('✓✓');
@@ -123,6 +136,7 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
       o.map((option) => (option as HTMLOptionElement).value),
     );
     expect(offered).toEqual([...FAILURE_REASONS]);
+    await unfold(message_id);
     await page.selectOption(`${bubble(message_id)} select[name="reason"]`, 'chat_is_blocked');
     await page.click(`${bubble(message_id)} button:text-is("Failed")`);
     await page.waitForSelector(bubble(message_id, 'failed'));
@@ -144,15 +158,43 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     await shot('customer');
   });
 
-  it('keeps the focus on a status button pressed from the keyboard, so the next Tab goes on from it', async () => {
+  it('moves the focus from a status button pressed from the keyboard to the next step, Read', async () => {
     const { request_id, message_id } = await send('Focus stays here', '79004445566');
     await gateway.simulate.status(request_id, 'sent');
-    await page.focus(`${bubble(message_id, 'sent')} button:text-is("Delivered")`);
+    await page.waitForSelector(bubble(message_id, 'sent'));
+    await page.focus(`${bubble(message_id)} summary`);
+    await page.keyboard.press('Enter'); // unfolds the controls
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delivered');
     await page.keyboard.press('Enter');
     await page.waitForSelector(bubble(message_id, 'delivered'));
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Delivered');
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Read');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Read');
+  });
+
+  it('offers no control that would move a status backwards: none once a message is read', async () => {
+    const { request_id, message_id } = await send('Already read', '79007778899');
+    await gateway.simulate.status(request_id, 'delivered');
+    await page.waitForSelector(bubble(message_id, 'delivered'));
+    await unfold(message_id);
+    expect(await page.isVisible(`${bubble(message_id)} button:text-is("Delivered")`)).toBe(false);
+    expect(await page.isVisible(`${bubble(message_id)} button:text-is("Read")`)).toBe(true);
+    await gateway.simulate.status(request_id, 'read');
+    await page.waitForSelector(bubble(message_id, 'read'));
+    expect(await page.isVisible(`${bubble(message_id)} details`)).toBe(false);
+  });
+
+  it('stays short at 390 px: each outbound message folds its controls into one line', async () => {
+    for (let i = 0; i < 12; i++) await send(`Order update ${i}`, '79001230000');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForSelector('.msg .text:text-is("Order update 11")');
+    const heights = await page.$$eval('[data-chat="79001230000"] .msg.out', (all) =>
+      all.map((e) => e.getBoundingClientRect().height),
+    );
+    expect(Math.max(...heights)).toBeLessThan(90);
+    const tall = await page.evaluate(() => document.querySelector('[data-chat="79001230000"]')?.scrollHeight);
+    console.log(`inbox at 390 px: a chat of 12 outbound messages is ${tall} px tall`);
+    await shot('390');
+    await page.setViewportSize({ width: 1100, height: 800 });
   });
 
   it('shows two chats whose channel and chat ids join to the same text as two, each once', async () => {

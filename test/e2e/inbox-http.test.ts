@@ -11,7 +11,12 @@ let gateway: FakeGateway;
 let pageToken: string;
 
 beforeEach(async () => {
-  gateway = await createFakeGateway({ autoScan: false, autoStatuses: false, stepMs: 1 });
+  gateway = await createFakeGateway({
+    autoScan: false,
+    autoStatuses: false,
+    stepMs: 1,
+    channels: [{ channel_id: 'ch' }],
+  });
   const page = await (await fetch(`${gateway.url}/`)).text();
   pageToken = /<meta name="inbox-token" content="([^"]+)">/.exec(page)?.[1] ?? '';
 });
@@ -35,11 +40,21 @@ function getWithHost(path: string, host: string): Promise<number> {
   });
 }
 
-/** Reads server-sent events until `until` holds for the snapshots so far; the stream's end too. */
+/** The page's view rebuilt from the updates so far (as inbox.js does): chats with their messages. */
+function view(model: Map<string, Record<string, unknown>>) {
+  const messages = [...model].filter(([k]) => k.startsWith('m:')).map(([, m]) => m);
+  const chats = [...model]
+    .filter(([k]) => k.startsWith('h:'))
+    .map(([k, chat]) => ({ ...chat, messages: messages.filter((m) => `h:${m.chat}` === k) }));
+  return { chats };
+}
+
+/** Reads server-sent updates until `until` holds for the views so far; the stream's end too. */
 async function snapshots(res: Response, until: (all: unknown[]) => boolean) {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   const all: unknown[] = [];
+  const model = new Map<string, Record<string, unknown>>();
   let text = '';
   while (!until(all)) {
     const { value, done } = await reader.read();
@@ -47,7 +62,13 @@ async function snapshots(res: Response, until: (all: unknown[]) => boolean) {
     text += decoder.decode(value, { stream: true });
     for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
       const data = /^data: (.*)$/m.exec(text.slice(0, end))?.[1];
-      if (data) all.push(JSON.parse(data));
+      const delta = data && JSON.parse(data);
+      if (delta?.set) {
+        if (delta.reset) model.clear();
+        for (const key of delta.del) model.delete(key);
+        for (const [key, entry] of delta.set) model.set(key, entry);
+        all.push(view(model));
+      }
       text = text.slice(end + 2);
     }
   }
@@ -127,7 +148,7 @@ describe("the inbox's actions refuse anyone but the page", () => {
   it('checks what it is given: 400 for a bad body, 409 when the fake refuses', async () => {
     const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
     const { request_id } = await client.messages.send({
-      channel_id: channelId,
+      channel_id: 'ch',
       recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
       text: 'hi',
     });

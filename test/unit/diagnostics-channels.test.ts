@@ -44,7 +44,7 @@ afterEach(async () => {
 
 describe('diagnostics channels, raw', () => {
   it('publish start and end for a call, its attempt, its limiter wait and a delivery; no secret in any context', async () => {
-    const gateway = await createFakeGateway({ stepMs: 1 });
+    const gateway = await createFakeGateway({ stepMs: 1, channels: [{ channel_id: 'ch-1' }] });
     cleanups.push(() => gateway.close());
     const hooks = new WebhookHandler({ secret: SECRET });
     const receiver = await listen(createNodeMiddleware(hooks));

@@ -40,7 +40,7 @@ async function setup() {
   const meterProvider = new MeterProvider({ readers: [reader] });
   const stop = instrument({ tracerProvider, meterProvider });
   cleanups.push(stop);
-  const gateway = await createFakeGateway({ stepMs: 1 });
+  const gateway = await createFakeGateway({ stepMs: 1, channels: [{ channel_id: 'ch-1' }] });
   cleanups.push(() => gateway.close());
   const hooks = new WebhookHandler({ secret: SECRET });
   const receiver = await listen(createNodeMiddleware(hooks));

@@ -1,6 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
+ * The Host values that name the fake itself: its loopback address with its port (a DNS-rebound
+ * name does not). At port 80 a browser leaves the port out of Host and Origin.
+ */
+export function ownHosts(port: number): string[] {
+  const names = ['127.0.0.1', 'localhost', '[::1]'];
+  return [...names.map((name) => `${name}:${port}`), ...(port === 80 ? names : [])];
+}
+
+/**
  * Why a request to the inbox is refused, or undefined when it may pass. The page is a local tool
  * that needs no token to view, so a page elsewhere must not drive it: the Host must name the
  * fake's loopback address (a DNS-rebound name does not), and an action must come from the page
@@ -13,9 +22,7 @@ export function refusal(
   pageToken: string,
   action: boolean,
 ): string | undefined {
-  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  // at port 80 a browser leaves the port out of Host and Origin
-  if (port === 80) hosts.push('127.0.0.1', 'localhost');
+  const hosts = ownHosts(port);
   if (!hosts.includes(req.headers.host ?? '')) return 'the inbox answers only at its loopback address';
   if (!action) return undefined;
   const origin = req.headers.origin;

@@ -1,7 +1,7 @@
 // The fake gateway's inbox page: plain script, no framework. Every text that comes from the fake
 // (message texts, names, ids: the CRM's data, hence anyone's) is put in with textContent or an
 // attribute, never parsed as HTML. Elements are kept by key across updates, so a text being typed
-// and the focus stay where they are when a snapshot arrives.
+// and the focus stay where they are when an update arrives.
 
 const PAGE_TOKEN = document.querySelector('meta[name="inbox-token"]').content;
 const TICKS = { accepted: '○', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '✕' };
@@ -183,21 +183,57 @@ function createMessage(m) {
   const reason = el('select', { name: 'reason' }, ...REASONS.map((r) => el('option', { value: r, text: r })));
   const status = (status, extra) => (e) =>
     act('status', { request_id: m.request_id, status, ...extra }, e.currentTarget);
+  // Folded: four controls on every bubble made a phone-width page thousands of pixels tall.
   node.append(
     el(
-      'div',
-      { class: 'actions', role: 'group', 'aria-label': 'Set the status of this message' },
-      el('button', { type: 'button', text: 'Delivered', onclick: status('delivered') }),
-      el('button', { type: 'button', text: 'Read', onclick: status('read') }),
-      el('label', {}, 'Failure reason', reason),
-      el('button', {
-        type: 'button',
-        text: 'Failed',
-        onclick: (e) => status('failed', { reason: reason.value })(e),
-      }),
+      'details',
+      { class: 'controls' },
+      el('summary', { text: 'Set status' }),
+      el(
+        'div',
+        { class: 'actions', role: 'group', 'aria-label': 'Set the status of this message' },
+        el('button', {
+          type: 'button',
+          text: 'Delivered',
+          'data-to': 'delivered',
+          onclick: status('delivered'),
+        }),
+        el('button', { type: 'button', text: 'Read', 'data-to': 'read', onclick: status('read') }),
+        el('label', { 'data-to': 'failed' }, 'Failure reason', reason),
+        el('button', {
+          type: 'button',
+          text: 'Failed',
+          'data-to': 'failed',
+          onclick: (e) => status('failed', { reason: reason.value })(e),
+        }),
+      ),
     ),
   );
   return node;
+}
+
+/** The statuses a message may still move to: never backwards (spec: Outbound message status). */
+const AHEAD = {
+  accepted: ['delivered', 'read', 'failed'],
+  sent: ['delivered', 'read', 'failed'],
+  delivered: ['read', 'failed'],
+};
+
+/** Shows only the controls that move the message forward; none once it is read or failed. */
+function updateControls(node, m) {
+  const controls = node.querySelector('.controls');
+  if (!controls) return;
+  const ahead = AHEAD[m.status] ?? [];
+  const focused = controls.contains(document.activeElement) ? document.activeElement : null;
+  controls.hidden = ahead.length === 0;
+  for (const control of controls.querySelectorAll('[data-to]')) {
+    control.hidden = !ahead.includes(control.dataset.to);
+  }
+  // a pressed button that is now behind the message's status: the keyboard goes on to the next step
+  if (focused?.closest('[hidden]')) {
+    const next = [...controls.querySelectorAll('button')].find((b) => !b.closest('[hidden]'));
+    (next ?? node.closest('.chat')?.querySelector('textarea'))?.focus();
+  }
 }
 
 function updateMessage(node, m) {
@@ -213,6 +249,7 @@ function updateMessage(node, m) {
   node.querySelector('.ticks').textContent = TICKS[m.status] ?? '';
   const state = m.direction === 'in' ? 'from the customer' : m.reason ? `${m.status}: ${m.reason}` : m.status;
   node.querySelector('.state').textContent = state;
+  updateControls(node, m);
 }
 
 function createChat(chat) {
@@ -290,10 +327,28 @@ byId('new-chat').addEventListener('submit', (event) => {
   clearWhen(act('inbound', body, event.submitter), text);
 });
 
+/** What the page holds, by key (see the fake's delta.ts): the fake sends only what changed. */
+const model = new Map();
+
+/** The snapshot the render functions take, rebuilt from the model. */
+function snapshotOf() {
+  const of = (prefix) => [...model].filter(([key]) => key.startsWith(prefix)).map(([, v]) => v);
+  const messages = of('m:').sort((a, b) => a.at - b.at);
+  const chats = [...model]
+    .filter(([key]) => key.startsWith('h:'))
+    .map(([key, chat]) => ({ ...chat, messages: messages.filter((m) => `h:${m.chat}` === key) }));
+  const v3 = model.get('v3') ?? { url: null, switches: [] };
+  return { channels: of('c:'), chats, subscriptions: of('s:'), v3, requests: of('r:'), deliveries: of('d:') };
+}
+
 const events = new EventSource(`/_inbox/events?t=${encodeURIComponent(PAGE_TOKEN)}`);
-events.addEventListener('snapshot', (event) => {
+events.addEventListener('delta', (event) => {
+  const delta = JSON.parse(event.data);
+  if (delta.reset) model.clear();
+  for (const key of delta.del) model.delete(key);
+  for (const [key, value] of delta.set) model.set(key, value);
   byId('live').textContent = 'live';
-  render(JSON.parse(event.data));
+  render(snapshotOf());
 });
 events.addEventListener('replaced', () => {
   // newer pages took this one's place: reconnecting would close one of them, and so on forever

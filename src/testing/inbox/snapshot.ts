@@ -28,7 +28,7 @@ export interface InboxMessage {
   reason: string | null;
 }
 
-/** What the inbox page renders; sent whole on each change. */
+/** What the inbox page renders; the page is sent what changed in it (see delta.ts). */
 export interface InboxSnapshot {
   channels: {
     channel_id: string;
@@ -41,8 +41,28 @@ export interface InboxSnapshot {
   chats: { channel_id: string; chat_id: string; chat_type: string; messages: InboxMessage[] }[];
   subscriptions: { id: string; event: string; url: string }[];
   v3: { url: string | null; switches: string[] };
-  requests: { method: string; path: string; status: number }[];
-  deliveries: { api: string; kind: string; url: string; status: number | null; repeat: boolean }[];
+  /** `id`: the line's number, the same in every snapshot, so that a page can tell new lines from old. */
+  requests: { id: number; method: string; path: string; status: number }[];
+  deliveries: {
+    id: number;
+    api: string;
+    kind: string;
+    url: string;
+    status: number | null;
+    repeat: boolean;
+  }[];
+}
+
+/** A number for each log record, given when a snapshot first holds it. */
+const lineIds = new WeakMap<object, number>();
+let lastLineId = 0;
+function lineId(record: object): number {
+  let id = lineIds.get(record);
+  if (id === undefined) {
+    id = ++lastLineId;
+    lineIds.set(record, id);
+  }
+  return id;
 }
 
 const clip = (text: unknown) => (typeof text === 'string' ? text.slice(0, SNAPSHOT_LIMITS.textChars) : '');
@@ -109,17 +129,19 @@ export function inboxSnapshot(
         .filter(([, on]) => on)
         .map(([name]) => name),
     },
-    requests: newest(requests, SNAPSHOT_LIMITS.log).map(({ method, path, status }) => ({
-      method,
-      path: clip(path),
-      status,
+    requests: newest(requests, SNAPSHOT_LIMITS.log).map((record) => ({
+      id: lineId(record),
+      method: record.method,
+      path: clip(record.path),
+      status: record.status,
     })),
-    deliveries: newest(deliveries, SNAPSHOT_LIMITS.log).map(({ api, kind, url, status, repeat }) => ({
-      api,
-      kind,
-      url: clip(withoutSecrets(url)),
-      status: status ?? null,
-      repeat,
+    deliveries: newest(deliveries, SNAPSHOT_LIMITS.log).map((record) => ({
+      id: lineId(record),
+      api: record.api,
+      kind: record.kind,
+      url: clip(withoutSecrets(record.url)),
+      status: record.status ?? null,
+      repeat: record.repeat,
     })),
   };
 }
