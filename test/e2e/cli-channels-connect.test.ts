@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng } from '../../src/cli/png-decode.js';
 import { qrModules } from '../../src/cli/terminal-qr.js';
 import { GatewayClient } from '../../src/client.js';
+import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { qrText } from '../../src/testing/channel-life.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { readHalfBlocks, readModules } from '../support/qr-read.js';
@@ -274,6 +275,17 @@ describe('channels connect without a terminal', () => {
     const shell = spawn('sh', ['-c', `${command} | head -c1`], { env: { ...process.env, ...env } });
     let out = '';
     shell.stdout.on('data', (c) => (out += c));
+    // The bin learns of the closed pipe at its next write (EPIPE). It may have written all it had
+    // before head exited, so once head has its byte, a new QR is delivered: the bin prints it,
+    // that write fails, and the flow (still waiting for a scan) must stop and clean up.
+    while (out === '') await new Promise((r) => setTimeout(r, 20));
+    const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token, maxRetries: 0 });
+    let channels = await client.channels.list();
+    while (channels.length === 0) channels = await client.channels.list();
+    const qr = buildWebhook('channel.qr_update', {
+      data: [{ channel_id: channels[0]?.channel_id as string }],
+    });
+    await gateway.simulate.deliver(qr).catch(() => {});
     const [code] = await Promise.race([
       once(shell, 'close'),
       new Promise<[string]>((r) => setTimeout(() => r(['hung']), 15_000)),
