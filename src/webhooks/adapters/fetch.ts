@@ -94,22 +94,26 @@ function readLater(
 ): ReadableStream<Uint8Array> | undefined {
   const { arrayBuffer, text } = source;
   if (typeof arrayBuffer !== 'function' && typeof text !== 'function') return undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const bytes =
-        typeof arrayBuffer === 'function'
-          ? new Uint8Array(await arrayBuffer.call(source))
-          : new TextEncoder().encode(await (text as () => Promise<string>).call(source));
-      controller.enqueue(bytes);
-      controller.close();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const bytes =
+          typeof arrayBuffer === 'function'
+            ? new Uint8Array(await arrayBuffer.call(source))
+            : new TextEncoder().encode(await (text as () => Promise<string>).call(source));
+        controller.enqueue(bytes);
+        controller.close();
+      },
     },
-  });
+    { highWaterMark: 0 }, // pulled only when the handler reads: not before the secret check
+  );
 }
 
 /** Whether the input is a framework's wrapper (Hono's `c.req`) rather than a request. */
 function isCaching(input: FetchRequestLike | CachingRequestLike): input is CachingRequestLike {
   return 'raw' in input && 'bodyCache' in input;
 }
+
 /** The `waitUntil` of a context object, bound to it, when it has one. */
 function waitUntilOf(context: unknown): ((promise: Promise<unknown>) => void) | undefined {
   const waitUntil = (context as FetchContextLike | undefined)?.waitUntil;
