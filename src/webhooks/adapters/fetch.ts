@@ -32,8 +32,11 @@ export interface FetchRequestLike {
   url: string;
   /** The headers. */
   headers: Headers | Record<string, string | string[] | undefined>;
-  /** The body as a stream, when the request has one. */
-  body?: ReadableStream<Uint8Array> | null;
+  /**
+   * The body as a web `ReadableStream`, when the request has one (typed by the one member read
+   * first, so a runtime's own stream class fits as the global one does).
+   */
+  body?: { getReader(): unknown } | null;
   /** Whether the body was read already (then it cannot be read again). */
   bodyUsed?: boolean;
   /** The body as bytes. */
