@@ -36,13 +36,19 @@ describe('createFetchHandler and a request that only has text() or arrayBuffer()
   const likeRequest = (read: 'text' | 'arrayBuffer', url = `https://crm.example${HOOK_URL}`) => {
     const body = messageAdd();
     let reads = 0;
+    const text = async () => {
+      reads++;
+      return body;
+    };
+    const arrayBuffer = async () => {
+      reads++;
+      return new TextEncoder().encode(body).buffer as ArrayBuffer;
+    };
     const request = {
       method: 'POST',
       url,
       headers: { 'content-type': 'application/json' },
-      ...(read === 'text'
-        ? { text: async () => (reads++, body) }
-        : { arrayBuffer: async () => (reads++, new TextEncoder().encode(body).buffer as ArrayBuffer) }),
+      ...(read === 'text' ? { text } : { arrayBuffer }),
     };
     return { request, reads: () => reads };
   };

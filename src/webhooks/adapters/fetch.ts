@@ -36,7 +36,10 @@ export interface FetchRequestLike {
    * The body as a web `ReadableStream`, when the request has one (typed by the one member read
    * first, so a runtime's own stream class fits as the global one does).
    */
-  body?: { getReader(): unknown } | null;
+  body?: {
+    /** Locks the stream to a reader. */
+    getReader(): unknown;
+  } | null;
   /** Whether the body was read already (then it cannot be read again). */
   bodyUsed?: boolean;
   /** The body as bytes. */

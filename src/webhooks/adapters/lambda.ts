@@ -40,12 +40,17 @@ export interface LambdaHttpEvent {
  * `APIGatewayProxyResult`, `APIGatewayProxyResultV2` and `ALBResult`.
  */
 export interface LambdaHttpResult {
+  /** The HTTP status. */
   statusCode: number;
   /** ALB only: `'200 OK'`. */
   statusDescription?: string;
+  /** The headers, when the event came with single-valued ones. */
   headers?: Record<string, string>;
+  /** The headers, each a list, when the event came with `multiValueHeaders`. */
   multiValueHeaders?: Record<string, string[]>;
+  /** The body: text, or base64 when `isBase64Encoded`. */
   body: string;
+  /** Whether `body` is base64 (a body that is not text). */
   isBase64Encoded: boolean;
 }
 
