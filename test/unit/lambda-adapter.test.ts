@@ -66,6 +66,15 @@ describe('createLambdaHandler: each event source AWS sends', () => {
     expect(seen).toEqual([]);
   });
 
+  it('reads the single-valued query when the multi-valued one came empty', async () => {
+    const { handler, seen } = receiving();
+    const event = restEvent('/hooks', { account: '7', secret: SECRET }, body);
+    event.multiValueQueryStringParameters = {};
+    event.multiValueHeaders = {};
+    expect((await handler(event)).statusCode).toBe(200);
+    expect(seen).toEqual([{ url: '/hooks?account=7' }]);
+  });
+
   it('answers an event that is not an HTTP request 405, never a throw', async () => {
     const { handler } = receiving();
     const result = await handler({ Records: [] } as never);

@@ -91,9 +91,9 @@ function requestOf(event: LambdaHttpEvent): WebhookRequest {
   };
 }
 
-/** A header map with at least one entry (a test event may carry an empty one beside the other). */
-function nonEmpty<T extends object>(headers: T | null | undefined): T | undefined {
-  return headers && Object.keys(headers).length > 0 ? headers : undefined;
+/** A map with at least one entry (an event may carry an empty one beside the other form). */
+function nonEmpty<T extends object>(map: T | null | undefined): T | undefined {
+  return map && Object.keys(map).length > 0 ? map : undefined;
 }
 
 function isV2(event: LambdaHttpEvent): boolean {
@@ -116,9 +116,8 @@ function withQuery(path: string, query: string): string {
 function urlOf(event: LambdaHttpEvent): string {
   const encode = isAlb(event) ? (part: string) => part : encodeURIComponent;
   const pairs: string[] = [];
-  const multi = event.multiValueQueryStringParameters;
-  const single = event.queryStringParameters;
-  for (const [key, values] of Object.entries(multi ?? single ?? {})) {
+  const query = nonEmpty(event.multiValueQueryStringParameters) ?? event.queryStringParameters ?? {};
+  for (const [key, values] of Object.entries(query)) {
     for (const value of Array.isArray(values) ? values : [values]) {
       if (value !== undefined) pairs.push(`${encode(key)}=${encode(value)}`);
     }
