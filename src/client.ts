@@ -58,7 +58,7 @@ export class GatewayClient {
    * ```ts
    * const base = new GatewayClient({ baseUrl });
    * const acme = base.withOptions({ token: tokens.acme, rateLimit: { requests: 500, intervalMs: 5_000 } });
-   * await acme.messages.send({ channel_id, chat_type: 'whatsapp', chat_id: '79001234567', text: 'Hi' });
+   * await acme.messages.send({ channel_id, recipient: { chat_type: 'whatsapp', chat_id: '79001234567' }, text: 'Hi' });
    * ```
    * @throws GatewayValidationError naming a bad option, as the constructor does
    */
