@@ -87,12 +87,18 @@ export {
   type CachingRequestLike,
   createFetchHandler,
   type FetchContextLike,
+  type FetchRequestLike,
 } from './webhooks/adapters/fetch.js';
 export {
   createKoaMiddleware,
   type KoaContextLike,
   type KoaMiddlewareOptions,
 } from './webhooks/adapters/koa.js';
+export {
+  createLambdaHandler,
+  type LambdaHttpEvent,
+  type LambdaHttpResult,
+} from './webhooks/adapters/lambda.js';
 export {
   createNodeMiddleware,
   type NodeMiddlewareOptions,
@@ -112,6 +118,7 @@ export {
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type {
   ErrorContext,
+  ListenerContext,
   ResponderContext,
   ResponderKind,
   Responders,

@@ -19,8 +19,6 @@ export class Exchange {
   readonly #options: ResolvedClientOptions;
   readonly #headers: Record<string, string>;
   readonly #secrets: () => string[];
-  // Loaded on the first call, not at import: ky costs about as much to load as zod.
-  #ky: Promise<Record<Surface, KyInstance>> | undefined;
 
   /** @param secrets the credentials in use, kept out of every error */
   constructor(options: ResolvedClientOptions, secrets: () => string[]) {
@@ -91,7 +89,10 @@ export class Exchange {
    * followed: a 307 would send a message's body again, to another host.
    */
   #instances(): Promise<Record<Surface, KyInstance>> {
-    this.#ky ??= import('ky').then(
+    // Loaded on the first call, not at import: ky costs about as much to load as zod. Kept in
+    // `options.http`, which clients derived with withOptions share while their addresses are the same.
+    const http = this.#options.http;
+    http.instances ??= import('ky').then(
       ({ default: ky }) => {
         const base = {
           retry: 0,
@@ -106,11 +107,11 @@ export class Exchange {
         };
       },
       (error: unknown) => {
-        this.#ky = undefined; // let the next call try again
+        http.instances = undefined; // let the next call try again
         throw error;
       },
     );
-    return this.#ky;
+    return http.instances;
   }
 
   /** Reads an answer: its data (v2: the envelope's), or the error its status stands for. */

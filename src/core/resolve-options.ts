@@ -1,9 +1,19 @@
+import type { KyInstance } from 'ky';
+import type { Surface } from '../schemas/constants.js';
 import { checkCount, checkHeaders, checkMs, optionError } from './checks.js';
 import type { Credential } from './credentials.js';
 import { GatewayError } from './errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
 import type { ClientOptions, FetchLike, RequestOptions } from './options.js';
 import { RateLimiter, type RateLimiterLike, type RateLimitOptions } from './rate-limiter.js';
+
+/**
+ * The HTTP instances of the two APIs (ky's), built on the first call, held here so that clients
+ * derived with `withOptions` share them while their addresses and `fetch` are their parent's.
+ */
+export interface SharedHttp {
+  instances?: Promise<Record<Surface, KyInstance>> | undefined;
+}
 
 /** ClientOptions with defaults and environment fallbacks applied, every figure checked. */
 export interface ResolvedClientOptions {
@@ -23,6 +33,8 @@ export interface ResolvedClientOptions {
   headers: Record<string, string>;
   logger: Logger;
   logLevel: LogLevel;
+  /** Shared by the clients derived from this one while baseUrl, v3BaseUrl and fetch stay the same. */
+  http: SharedHttp;
 }
 
 /** Per-call options checked, with the client's defaults filled in. */
@@ -116,7 +128,44 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
     headers: options.headers === undefined ? {} : checkHeaders(options.headers, ['headers'], WHAT),
     logger: resolveLogger(options.logger),
     logLevel: resolveLogLevel(options.logLevel),
+    http: {},
   };
+}
+
+/**
+ * Options a client takes as they are, already resolved: what `withOptions` builds its client
+ * from, so the derived client holds its parent's own limiter, logger and fetch.
+ */
+export class ResolvedOptions {
+  constructor(readonly resolved: ResolvedClientOptions) {}
+}
+
+/**
+ * The options of a client derived from one resolved as `parent`: each option given (not
+ * undefined) checked as the constructor checks it and put in place of the parent's; every other
+ * one the parent's own value, so the limiter, the logger and fetch are the same objects. A new
+ * `baseUrl` moves `v3BaseUrl` with it when the parent's two were the same address.
+ * @throws GatewayValidationError naming a bad option, as the constructor does
+ */
+export function deriveClientOptions(
+  parent: ResolvedClientOptions,
+  overrides: ClientOptions,
+): ResolvedClientOptions {
+  const given = Object.fromEntries(
+    Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined),
+  ) as ClientOptions;
+  const checked = resolveClientOptions({ baseUrl: parent.baseUrl, rateLimit: false, ...given });
+  const derived: ResolvedClientOptions = { ...parent };
+  for (const key of Object.keys(given) as (keyof ClientOptions)[]) {
+    if (key === 'rateLimit') derived.limiter = checked.limiter;
+    else if (key in checked) (derived as unknown as Record<string, unknown>)[key] = checked[key];
+  }
+  if (given.baseUrl !== undefined && given.v3BaseUrl === undefined && parent.v3BaseUrl === parent.baseUrl) {
+    derived.v3BaseUrl = derived.baseUrl;
+  }
+  const sameHttp = (['baseUrl', 'v3BaseUrl', 'fetch'] as const).every((key) => derived[key] === parent[key]);
+  if (!sameHttp) derived.http = {};
+  return derived;
 }
 
 /** Checks a call's own options and fills in the client's; throws a GatewayValidationError. */

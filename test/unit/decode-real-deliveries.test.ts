@@ -20,7 +20,7 @@ const deliver = async (body: unknown, options: Parameters<typeof collecting>[0] 
     'message.add',
     'v3.createContact',
   ] as const) {
-    hooks.on(name, (w: unknown) => void seen.push([name, w]));
+    hooks.on(name, (w: unknown, _context: unknown) => void seen.push([name, w]));
   }
   hooks.respond('v3.createContact', () => ({ id: 'c-1' }));
   hooks.respond('crm_entities.contact_add', () => ({ id: 'c-1', name: 'A' }));

@@ -61,11 +61,24 @@ export interface NodeMiddlewareOptions {
  * match the content type leaves `{}` (Express 4) or nothing (Express 5) and the stream unread.
  */
 function bodyOf(req: NodeRequestLike): unknown {
-  const { body, rawBody } = req;
+  const { rawBody } = req;
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
+  const body = parsedBody(req);
   if (body === undefined) return req;
   const emptyObject = typeof body === 'object' && body !== null && Object.keys(body).length === 0;
   return emptyObject && req.readableEnded === false ? req : body;
+}
+
+/**
+ * `req.body`, or undefined when reading it throws: a platform's lazy parser (Vercel's Node helpers)
+ * throws on a body it cannot parse, and the delivery must still be answered.
+ */
+function parsedBody(req: NodeRequestLike): unknown {
+  try {
+    return req.body;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The path of a request's URL, or undefined when it cannot be parsed (`//`, `http://`). */

@@ -5,9 +5,10 @@ import { settleListeners } from '../../internal/settle-listeners.js';
 import type { Webhook } from '../decode/parse.js';
 import type { Slot } from './background-tasks.js';
 import type { Delivery } from './delivery.js';
-import { eventName, type WebhookEvents } from './events.js';
+import { eventName, type ListenerContext, type WebhookEvents } from './events.js';
 import type { DispatchMode } from './options.js';
 import { asGatewayError, type ReportContext, type Reporter } from './reporting.js';
+import { withoutSecret } from './request.js';
 
 /** How a dispatch under 'await' or a queue function ended within the answer's deadline. */
 export type DispatchResult = 'done' | 'failed';
@@ -20,20 +21,27 @@ export interface DispatchParts {
   replyTimeoutMs: number;
 }
 
+/** The listeners' context of a delivery whose request is `context.request`. */
+export function listenerContextOf(context: ReportContext): ListenerContext {
+  return { url: withoutSecret(context.request.url) };
+}
+
 /**
  * Runs the listeners of the delivery's kind (of each kind, for a v3 body of several) and of
- * 'webhook' (once, with the whole delivery), all at once; reports each failure and gives them
- * back (empty when every listener succeeded).
+ * 'webhook' (once, with the whole delivery), all at once, each with `given` as its second
+ * argument; reports each failure and gives them back (empty when every listener succeeded).
  */
 export async function runListeners(
   parts: DispatchParts,
   webhook: Webhook,
   context: ReportContext,
+  given: ListenerContext = listenerContextOf(context),
 ): Promise<unknown[]> {
   const { listeners } = parts;
   const kinds = webhook.api === 'v3' && webhook.also ? [webhook, ...webhook.also] : [webhook];
-  const runs = kinds.map((part) => settleListeners(listeners, eventName(part), part));
-  if (listeners.entries('webhook').length > 0) runs.push(settleListeners(listeners, 'webhook', webhook));
+  const runs = kinds.map((part) => settleListeners(listeners, eventName(part), part, given));
+  if (listeners.entries('webhook').length > 0)
+    runs.push(settleListeners(listeners, 'webhook', webhook, given));
   const failures =
     runs.length === 1 ? await (runs[0] as Promise<unknown[]>) : (await Promise.all(runs)).flat();
   if (failures.length > 0) parts.reporter.listenersFailed(failures, webhook, context);
@@ -89,7 +97,8 @@ async function awaitListeners(parts: DispatchParts, webhook: Webhook, delivery: 
 /** Whether the queue function resolved (its failure reported). */
 async function enqueue(parts: DispatchParts, webhook: Webhook, delivery: Delivery): Promise<boolean> {
   try {
-    await (parts.mode as (webhook: Webhook) => Promise<unknown>)(webhook);
+    const queue = parts.mode as Exclude<DispatchMode, string>;
+    await queue(webhook, listenerContextOf(delivery.context));
     return true;
   } catch (error) {
     parts.reporter.report(

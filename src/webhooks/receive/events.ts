@@ -24,8 +24,25 @@ export interface ErrorContext {
   stage: 'read' | 'auth' | 'decode' | 'dedupe' | 'respond' | 'dispatch' | 'listener';
 }
 
+/**
+ * The second argument of every listener: what the delivery's request said beside its body.
+ * @example
+ * ```ts
+ * // subscribed as https://crm.example/hooks/acme?secret=…
+ * hooks.on('message.add', (event, { url }) => inboxOf(url.split('?')[0]).save(event.data));
+ * ```
+ */
+export interface ListenerContext {
+  /**
+   * The delivery's path and query with every `secret` pair removed (`/hooks/acme?account=7`), so a
+   * partner's receiver can route a delivery to the account its subscription URL named. Empty when
+   * `receive()` was given no URL.
+   */
+  url: string;
+}
+
 /** A listener may be sync or async; a rejection is reported on 'error', never lost. */
-type Listener<A> = (arg: A) => void | Promise<void>;
+type Listener<A> = (arg: A, context: ListenerContext) => void | Promise<void>;
 
 /**
  * The events of a WebhookHandler: one per v2 event kind (the narrowed delivery), `unknown` for v2

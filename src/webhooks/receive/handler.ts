@@ -8,11 +8,17 @@ import { Claims } from './claims.js';
 import { DeliveryKeys } from './delivery-key.js';
 import { describeWebhook, type WebhookTrace } from './diagnostics.js';
 import { runListeners } from './dispatch.js';
-import { eventName, type ResponderKind, type Responders, type WebhookEvents } from './events.js';
+import {
+  eventName,
+  type ListenerContext,
+  type ResponderKind,
+  type Responders,
+  type WebhookEvents,
+} from './events.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { Pipeline, type PipelineParts } from './pipeline.js';
 import { Reporter } from './reporting.js';
-import type { WebhookRequest, WebhookResponse } from './request.js';
+import { type WebhookRequest, type WebhookResponse, withoutSecret } from './request.js';
 import { Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */
@@ -93,15 +99,24 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
 
   /**
    * Runs the listeners of a decoded delivery: what a queue worker calls with the webhook that
-   * a `dispatch` function queued. Each failure is reported on 'error' too.
+   * a `dispatch` function queued. Each failure is reported on 'error' too. Listeners get
+   * `context` as their second argument: pass the `url` the dispatch function queued beside the
+   * webhook when they route by it (a `secret` in it is removed); without it, `url` is empty.
+   * @example
+   * ```ts
+   * const hooks = new WebhookHandler({ secret, dispatch: (webhook, { url }) => queue.add('webhook', { webhook, url }) });
+   * new Worker('webhooks', (job) => hooks.receive(job.data.webhook, { url: job.data.url }), { connection });
+   * ```
    * @throws GatewayError (retryable) when a listener failed, so the queue tries the job again
    */
-  async receive(webhook: Webhook): Promise<void> {
-    const context = { request: { method: 'RECEIVE', url: '' }, webhook };
+  async receive(webhook: Webhook, context: Partial<ListenerContext> = {}): Promise<void> {
+    const url = String(context.url ?? '');
+    const report = { request: { method: 'RECEIVE', url }, webhook };
+    const given: ListenerContext = { ...context, url: withoutSecret(url) };
     const failures = await traced(
       channels.webhook,
       () => describeWebhook({}, webhook),
-      () => runListeners(this.#parts, webhook, context),
+      () => runListeners(this.#parts, webhook, report, given),
     );
     if (failures.length === 0) return;
     const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;

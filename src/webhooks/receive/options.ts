@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.js';
 import type { Webhook } from '../decode/parse.js';
 import type { DedupeStore } from './dedupe-store.js';
+import type { ListenerContext } from './events.js';
 import { MemoryDedupeStore } from './memory-dedupe-store.js';
 
 /**
@@ -10,9 +11,14 @@ import { MemoryDedupeStore } from './memory-dedupe-store.js';
  * - `'await'` (serverless): after every listener succeeded. A failing listener gives 500 and
  *   releases the key, so the service sends the delivery again; a crash gives no 200, likewise.
  * - a function (a durable queue): after it resolved, for example once the webhook is in BullMQ;
- *   a worker then calls `hooks.receive(webhook)`. Rejected: 503, and the service sends it again.
+ *   a worker then calls `hooks.receive(webhook, context)`. Rejected: 503, and the service sends it
+ *   again. It gets the listeners' `context` too: queue its `url` beside the webhook when listeners
+ *   route by it, since the worker knows only what the job carries.
  */
-export type DispatchMode = 'background' | 'await' | ((webhook: Webhook) => Promise<unknown>);
+export type DispatchMode =
+  | 'background'
+  | 'await'
+  | ((webhook: Webhook, context: ListenerContext) => Promise<unknown>);
 
 /** Options of {@link WebhookHandler}. */
 export interface WebhookHandlerOptions {

@@ -173,6 +173,35 @@ export function maskSecret(url: string): string {
 }
 
 /**
+ * The path and query of `url` (a path or a full address) without its `secret` pairs (their keys
+ * read as {@link maskSecret} reads them, in any case): what a listener may see of the address.
+ */
+export function withoutSecret(url: string): string {
+  const path = pathAndQuery(url);
+  const query = path.indexOf('?');
+  if (query < 0) return path;
+  const hash = path.indexOf('#', query);
+  const kept: string[] = [];
+  scanQuery(path, (key, eq, end) => {
+    if (!keyIs(path, key, eq, 'secret', true)) kept.push(path.slice(key, end));
+    return false;
+  });
+  const rest = kept.length > 0 ? `?${kept.join('&')}` : '';
+  return path.slice(0, query) + rest + (hash < 0 ? '' : path.slice(hash));
+}
+
+/** `url` from its path on: the origin of a full address dropped, a path kept as it is. */
+function pathAndQuery(url: string): string {
+  if (url.startsWith('/')) return url;
+  const scheme = url.indexOf('://');
+  if (scheme < 0) return url;
+  const rest = url.slice(scheme + 3);
+  const at = rest.search(/[/?#]/);
+  if (at < 0) return '/';
+  return rest[at] === '/' ? rest.slice(at) : `/${rest.slice(at)}`;
+}
+
+/**
  * The token of an `Authorization: Bearer <token>` header. Linear in the header's length: the
  * sender chooses the header, so no backtracking pattern reads it.
  */

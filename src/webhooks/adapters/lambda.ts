@@ -1,0 +1,181 @@
+import { type HandlerSource, resolveSource } from '../receive/handler-source.js';
+import type { WebhookRequest, WebhookResponse } from '../receive/request.js';
+
+/**
+ * The members of an AWS Lambda HTTP event the adapter reads: API Gateway REST (payload 1.0),
+ * HTTP API (payload 2.0), a Function URL (2.0 too) or an Application Load Balancer target. Typed
+ * structurally, so the SDK needs no AWS package; the events of `@types/aws-lambda` fit.
+ */
+export interface LambdaHttpEvent {
+  /** Payload 2.0 (HTTP API, Function URL): `'2.0'`. */
+  version?: string;
+  /** REST and ALB: the method. */
+  httpMethod?: string;
+  /** REST and ALB: the path. */
+  path?: string;
+  /** Payload 2.0: the path as sent. */
+  rawPath?: string;
+  /** Payload 2.0: the query as sent, undecoded, without `?`. */
+  rawQueryString?: string;
+  /** The headers (payload 2.0 joins repeated ones with commas). */
+  headers?: Record<string, string | undefined> | null;
+  /** REST, and ALB with multi-value headers on: every value of each header. */
+  multiValueHeaders?: Record<string, string[] | undefined> | null;
+  /** REST: decoded values; ALB: values as sent (still URL-encoded). */
+  queryStringParameters?: Record<string, string | undefined> | null;
+  /** As `queryStringParameters`, every value of each key. */
+  multiValueQueryStringParameters?: Record<string, string[] | undefined> | null;
+  /** The body, as text or base64 (see `isBase64Encoded`); null or absent when empty. */
+  body?: string | null;
+  /** Whether `body` is base64. */
+  isBase64Encoded?: boolean;
+  /** Payload 2.0 carries the method in `requestContext.http.method`; an ALB event has `requestContext.elb`. */
+  requestContext?: unknown;
+}
+
+/**
+ * The answer in the shape each event source reads: `statusDescription` for an ALB,
+ * `multiValueHeaders` instead of `headers` when the event came with them (an ALB with multi-value
+ * headers on reads nothing else), and a body that is not text as base64. It fits
+ * `APIGatewayProxyResult`, `APIGatewayProxyResultV2` and `ALBResult`.
+ */
+export interface LambdaHttpResult {
+  /** The HTTP status. */
+  statusCode: number;
+  /** ALB only: `'200 OK'`. */
+  statusDescription?: string;
+  /** The headers, when the event came with single-valued ones. */
+  headers?: Record<string, string>;
+  /** The headers, each a list, when the event came with `multiValueHeaders`. */
+  multiValueHeaders?: Record<string, string[]>;
+  /** The body: text, or base64 when `isBase64Encoded`. */
+  body: string;
+  /** Whether `body` is base64 (a body that is not text). */
+  isBase64Encoded: boolean;
+}
+
+/**
+ * An AWS Lambda handler for webhook deliveries behind API Gateway (REST and HTTP API), a Function
+ * URL or an Application Load Balancer: it translates the event into `handle()` and the answer back.
+ * The promise resolves only once every listener of the delivery has finished, also under
+ * `dispatch: 'background'`: Lambda freezes the process when the handler returns, and a listener
+ * left running would stop mid-way. Never rejects.
+ * @example
+ * ```ts
+ * export const handler = createLambdaHandler(() => new WebhookHandler({ secret: process.env.WEBHOOK_SECRET }));
+ * ```
+ */
+export function createLambdaHandler(
+  source: HandlerSource,
+): (event: LambdaHttpEvent, context?: unknown) => Promise<LambdaHttpResult> {
+  const handler = resolveSource(source);
+  return async (event) => {
+    const running: Promise<unknown>[] = [];
+    const answer = await handler.handle(requestOf(event ?? {}), {
+      waitUntil: (work) => void running.push(work),
+    });
+    await Promise.allSettled(running);
+    return resultOf(event ?? {}, answer);
+  };
+}
+
+/** The event as the handler's request. */
+function requestOf(event: LambdaHttpEvent): WebhookRequest {
+  const v2 = isV2(event);
+  const http = (event.requestContext as { http?: { method?: string } } | undefined)?.http;
+  return {
+    method: (v2 ? http?.method : event.httpMethod) ?? '',
+    url: v2 ? withQuery(event.rawPath ?? '/', event.rawQueryString ?? '') : urlOf(event),
+    headers: nonEmpty(event.multiValueHeaders) ?? event.headers ?? {},
+    body: bodyOf(event),
+  };
+}
+
+/** A map with at least one entry (an event may carry an empty one beside the other form). */
+function nonEmpty<T extends object>(map: T | null | undefined): T | undefined {
+  return map && Object.keys(map).length > 0 ? map : undefined;
+}
+
+function isV2(event: LambdaHttpEvent): boolean {
+  return event.version === '2.0' || typeof event.rawPath === 'string';
+}
+
+function isAlb(event: LambdaHttpEvent): boolean {
+  const context = event.requestContext;
+  return typeof context === 'object' && context !== null && 'elb' in context;
+}
+
+function withQuery(path: string, query: string): string {
+  return query === '' ? path : `${path}?${query}`;
+}
+
+/**
+ * The path and query of a REST or ALB event. REST gives decoded values, encoded again here; an
+ * ALB gives them as they were sent, kept as they are.
+ */
+function urlOf(event: LambdaHttpEvent): string {
+  const encode = isAlb(event) ? (part: string) => part : encodeURIComponent;
+  const pairs: string[] = [];
+  const query = nonEmpty(event.multiValueQueryStringParameters) ?? event.queryStringParameters ?? {};
+  for (const [key, values] of Object.entries(query)) {
+    for (const value of Array.isArray(values) ? values : [values]) {
+      if (value !== undefined) pairs.push(`${encode(key)}=${encode(value)}`);
+    }
+  }
+  return withQuery(event.path ?? '/', pairs.join('&'));
+}
+
+/** The body as the event carries it: text, or the bytes of its base64. */
+function bodyOf(event: LambdaHttpEvent): string | Uint8Array {
+  const body = event.body ?? '';
+  if (!event.isBase64Encoded) return body;
+  const binary = atob(body);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** The answer in the event source's shape. */
+function resultOf(event: LambdaHttpEvent, answer: WebhookResponse): LambdaHttpResult {
+  const binary = !isText(answer.headers['content-type']);
+  const result: LambdaHttpResult = {
+    statusCode: answer.status,
+    body: binary ? base64Of(answer.body) : answer.body,
+    isBase64Encoded: binary,
+  };
+  if (isAlb(event)) result.statusDescription = `${answer.status} ${STATUS_TEXT[answer.status] ?? ''}`.trim();
+  if (event.multiValueHeaders) {
+    result.multiValueHeaders = Object.fromEntries(
+      Object.entries(answer.headers).map(([name, value]) => [name, [value]]),
+    );
+  } else {
+    result.headers = answer.headers;
+  }
+  return result;
+}
+
+function isText(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true;
+  const type = contentType.toLowerCase();
+  return type.startsWith('text/') || type.includes('json') || type.includes('xml');
+}
+
+function base64Of(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The reason phrases of the statuses the outcome table answers with (an ALB wants one). */
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
