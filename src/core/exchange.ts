@@ -34,9 +34,14 @@ export class Exchange {
     return surface === 'v2' ? this.#options.baseUrl : this.#options.v3BaseUrl;
   }
 
+  /** The base address of an API as errors, logs and spans show it: without credentials in it. */
+  shownBaseOf(surface: Surface): string {
+    return withoutUserInfo(this.baseOf(surface));
+  }
+
   /** The full address of a call, as errors report it. */
   urlOf(spec: CallSpec): string {
-    return addressOf(this.baseOf(spec.surface), spec.path, spec.query);
+    return addressOf(this.shownBaseOf(spec.surface), spec.path, spec.query);
   }
 
   /**
@@ -141,4 +146,33 @@ export class Exchange {
   #where(spec: CallSpec) {
     return { method: spec.method, url: this.urlOf(spec) };
   }
+}
+
+/** `https://user:pass@host/v2` → `https://host/v2`; an address that is not a URL as it is. */
+function withoutUserInfo(address: string): string {
+  if (!address.includes('@')) return address;
+  try {
+    const url = new URL(address);
+    if (!url.username && !url.password) return address;
+    url.username = '';
+    url.password = '';
+    return address.endsWith('/') ? url.href : url.href.replace(/\/$/, '');
+  } catch {
+    return address;
+  }
+}
+
+/** The user name and password written into base addresses: credentials kept out of every error. */
+export function userInfoOf(...addresses: string[]): string[] {
+  const out: string[] = [];
+  for (const address of addresses) {
+    if (!address.includes('@')) continue;
+    try {
+      const { username, password } = new URL(address);
+      for (const part of [username, password]) if (part) out.push(part, decodeURIComponent(part));
+    } catch {
+      // not a URL: nothing in it to keep out
+    }
+  }
+  return out;
 }

@@ -5,9 +5,9 @@ import { type Deadline, TIMED_OUT, withDeadline } from './attempt-fetch.js';
 import { attemptLine, ended, outcome, type Traced, withTrace } from './attempt-report.js';
 import { addressOf, type CallSpec } from './call-spec.js';
 import { CredentialSource } from './credentials.js';
-import { channels, safePath, traced } from './diagnostics.js';
+import { channels, routeOf, safePath, traced } from './diagnostics.js';
 import { GatewayAbortError, GatewayTimeoutError } from './errors.js';
-import { Exchange } from './exchange.js';
+import { Exchange, userInfoOf } from './exchange.js';
 import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
@@ -63,6 +63,7 @@ export class HttpCore {
     const where = () => ({
       method: spec.method,
       path: safePath(spec.path),
+      route: routeOf(spec.path),
       api: spec.surface,
       ...spec.destination,
     });
@@ -148,7 +149,8 @@ export class HttpCore {
     const context = () => ({
       method: spec.method,
       path: safePath(spec.path),
-      url: addressOf(this.#exchange.baseOf(spec.surface), safePath(spec.path)), // no query
+      route: routeOf(spec.path),
+      url: addressOf(this.#exchange.shownBaseOf(spec.surface), safePath(spec.path)), // no query
       attempt: n,
     });
     return traced(channels.attempt, context, async (at: Traced | undefined) =>
@@ -220,7 +222,12 @@ export class HttpCore {
   }
 
   #secrets(): string[] {
-    return [...this.#credentials.v2.secrets(), ...this.#credentials.v3.secrets()];
+    const { baseUrl, v3BaseUrl } = this.#options;
+    return [
+      ...this.#credentials.v2.secrets(),
+      ...this.#credentials.v3.secrets(),
+      ...userInfoOf(baseUrl, v3BaseUrl),
+    ];
   }
 }
 
