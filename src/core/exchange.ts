@@ -131,7 +131,9 @@ export class Exchange {
     const body = parseBody(text);
     if (response.ok) {
       const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
-      return { ok: true, answer: { data, response, requestId: requestIdOf(response.headers, body) } };
+      // A request id is shown in logs, diagnostics and spans: one that echoes a credential is scrubbed.
+      const requestId = redact(requestIdOf(response.headers, body), this.#secrets());
+      return { ok: true, answer: { data, response, requestId } };
     }
     const init = apiErrorInit(status, body, response.headers, this.#where(spec));
     const failure: AttemptFailure = { kind: 'status', status };
