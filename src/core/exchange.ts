@@ -123,12 +123,13 @@ export class Exchange {
     const limit = this.#options.maxResponseBytes;
     const { status } = response;
     const text = await readText(response, limit);
-    if (text === undefined) {
+    if (text === undefined && response.ok) {
       const why = `over maxResponseBytes (${limit})`;
       const error = new GatewayResponseError({ ...this.#where(spec), status, why });
       return { ok: false, failure: { kind: 'status', status }, error };
     }
-    const body = parseBody(text);
+    // A refusal's body over the bound is cut (not kept): its status alone decides the error.
+    const body = text === undefined ? `answer body over maxResponseBytes (${limit}), cut` : parseBody(text);
     if (response.ok) {
       const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
       // A request id is shown in logs, diagnostics and spans: one that echoes a credential is scrubbed.

@@ -43,6 +43,7 @@ function scrub(value: unknown, pattern: RegExp, depth: number): unknown {
   if (depth > MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((v) => scrub(v, pattern, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k.replace(pattern, REDACTED)] = scrub(v, pattern, depth + 1);
+  for (const [k, v] of Object.entries(value))
+    out[k.replace(pattern, REDACTED)] = scrub(v, pattern, depth + 1);
   return out;
 }

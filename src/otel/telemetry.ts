@@ -1,4 +1,4 @@
-import { type Meter, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import type { Meter, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { BoundedMap } from '../internal/bounded-map.js';
 
 /** What the SDK publishes on a channel: its context object (see core/diagnostics.ts). */

@@ -1,5 +1,13 @@
 import { type Attributes, context, SpanKind } from '@opentelemetry/api';
-import { type ChannelHandler, DURATION_BUCKETS, errorType, num, SYSTEM, type Telemetry, text } from './telemetry.js';
+import {
+  type ChannelHandler,
+  DURATION_BUCKETS,
+  errorType,
+  num,
+  SYSTEM,
+  type Telemetry,
+  text,
+} from './telemetry.js';
 
 /**
  * `messaging-gateway-sdk:webhook`, one per delivery handled or received: a CONSUMER

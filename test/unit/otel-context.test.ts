@@ -8,7 +8,11 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { instrument } from '../../src/otel.js';
@@ -33,12 +37,19 @@ function setup() {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: metricExporter,
+    exportIntervalMillis: 3_600_000,
+  });
   const meterProvider = new MeterProvider({ readers: [reader] });
   cleanups.push(instrument({ tracerProvider, meterProvider }));
   const metricNamed = async (name: string) => {
     await reader.forceFlush();
-    const all = metricExporter.getMetrics().at(-1)?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
+    const all =
+      metricExporter
+        .getMetrics()
+        .at(-1)
+        ?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
     return all.find((m) => m.descriptor.name === name);
   };
   return { exporter, tracerProvider, metricNamed };
@@ -94,7 +105,9 @@ describe('OpenTelemetry context', () => {
     const hooks = new WebhookHandler({ secret: SECRET, maxBodyBytes: 100 });
     expect((await post(hooks, '/', 'GET')).status).toBe(405);
     expect((await post(hooks, '/h?secret=nope')).status).toBe(401);
-    expect((await post(hooks, `/h?secret=${SECRET}`, 'POST', `${delivery}${' '.repeat(200)}`)).status).toBe(413);
+    expect((await post(hooks, `/h?secret=${SECRET}`, 'POST', `${delivery}${' '.repeat(200)}`)).status).toBe(
+      413,
+    );
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect((await metricNamed('messaging.process.duration'))?.dataPoints ?? []).toEqual([]);
   });
@@ -118,7 +131,7 @@ describe('OpenTelemetry context', () => {
     hooks.on('message.add', () => {
       throw new TypeError('boom');
     });
-    await expect(hooks.receive(parseWebhook(buildWebhook("message.add")))).rejects.toThrow();
+    await expect(hooks.receive(parseWebhook(buildWebhook('message.add')))).rejects.toThrow();
     const span = exporter.getFinishedSpans().find((s) => s.name === 'process message.add');
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);
     expect(span?.attributes['error.type']).toBeDefined();

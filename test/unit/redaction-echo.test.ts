@@ -10,7 +10,9 @@ afterEach(async () => {
 });
 
 /** A server answering every request with `answer(token)`: status, headers, body. */
-async function echoing(answer: (token: string) => { status: number; headers?: Record<string, string>; body: unknown }) {
+async function echoing(
+  answer: (token: string) => { status: number; headers?: Record<string, string>; body: unknown },
+) {
   const server = await listen((req, res) => {
     const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     const { status, headers = {}, body } = answer(token);
@@ -40,13 +42,19 @@ async function published(work: () => Promise<unknown>): Promise<string> {
   } finally {
     for (const stop of subscriptions) stop();
   }
-  return JSON.stringify(seen, (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v));
+  return JSON.stringify(seen, (_k, v) =>
+    v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v,
+  );
 }
 
 describe('credentials echoed back by the service', () => {
   it('a token echoed in the request id reaches no diagnostics message', async () => {
     const token = 'tok-in-request-id-5521';
-    const server = await echoing((t) => ({ status: 200, headers: { 'x-request-id': `rq-${t}` }, body: { data: [] } }));
+    const server = await echoing((t) => ({
+      status: 200,
+      headers: { 'x-request-id': `rq-${t}` },
+      body: { data: [] },
+    }));
     const client = new GatewayClient({ baseUrl: server.url, token });
     const text = await published(() => client.channels.list());
     expect(text).toContain('rq-');
@@ -63,7 +71,11 @@ describe('credentials echoed back by the service', () => {
   });
 
   it.each([
-    ['in lower case', 'TOKEN-UPPER-7731', (t: string) => ({ error: 'bad', description: `got ${t.toLowerCase()}` })],
+    [
+      'in lower case',
+      'TOKEN-UPPER-7731',
+      (t: string) => ({ error: 'bad', description: `got ${t.toLowerCase()}` }),
+    ],
     ['when shorter than 4 characters', 'q7z', (t: string) => ({ error: 'bad', description: `got ${t}` })],
     ['nested deeper than 20 levels', 'tok-deep-4410', (t: string) => ({ error: 'bad', data: nest(25, t) })],
     ['as an object key', 'tok-key-8813', (t: string) => ({ error: 'bad', data: { [t]: 1 } })],

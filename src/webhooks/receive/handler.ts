@@ -123,5 +123,8 @@ const traceDelivery: TraceDelivery = (work) => traced(channels.webhook, (): Webh
 /** What `receive` rejects with when listeners failed: retryable, so the queue tries the job again. */
 function listenersFailed(webhook: Webhook, failures: unknown[]): GatewayError {
   const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;
-  return new GatewayError(`${what} failed: ${messageOf(failures[0])}`, { cause: failures[0], retryable: true });
+  return new GatewayError(`${what} failed: ${messageOf(failures[0])}`, {
+    cause: failures[0],
+    retryable: true,
+  });
 }
