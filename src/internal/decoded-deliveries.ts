@@ -16,8 +16,8 @@ const watchers = new WeakMap<object, Set<DecodedWatcher>>();
 
 /** Starts hearing the deliveries `handler` decodes; returns what stops it. */
 export function watchDecoded(handler: object, watcher: DecodedWatcher): () => void {
-  let set = watchers.get(handler);
-  if (!set) watchers.set(handler, (set = new Set()));
+  const set = watchers.get(handler) ?? new Set<DecodedWatcher>();
+  watchers.set(handler, set);
   set.add(watcher);
   return () => set.delete(watcher);
 }
