@@ -151,31 +151,23 @@ export class Exchange {
   }
 }
 
-/** `https://user:pass@host/v2` → `https://host/v2`; an address that is not a URL as it is. */
-function withoutUserInfo(address: string): string {
-  if (!address.includes('@')) return address;
-  try {
-    const url = new URL(address);
-    if (!url.username && !url.password) return address;
-    url.username = '';
-    url.password = '';
-    return address.endsWith('/') ? url.href : url.href.replace(/\/$/, '');
-  } catch {
-    return address;
-  }
+/** The user information of an address (`https://user:pass@host`): credentials, never shown. */
+const USER_INFO = /^([a-z][a-z\d+.-]*:\/\/)([^/?#@]*)@/i;
+
+/** `https://user:pass@host/v2` → `https://host/v2`. */
+const withoutUserInfo = (address: string): string => address.replace(USER_INFO, '$1');
+
+/** The user name and password written into base addresses, as written and decoded. */
+export function userInfoOf(...addresses: string[]): string[] {
+  return addresses.flatMap((address) =>
+    (USER_INFO.exec(address)?.[2]?.split(':') ?? []).flatMap((part) => [part, safeDecode(part)]),
+  );
 }
 
-/** The user name and password written into base addresses: credentials kept out of every error. */
-export function userInfoOf(...addresses: string[]): string[] {
-  const out: string[] = [];
-  for (const address of addresses) {
-    if (!address.includes('@')) continue;
-    try {
-      const { username, password } = new URL(address);
-      for (const part of [username, password]) if (part) out.push(part, decodeURIComponent(part));
-    } catch {
-      // not a URL: nothing in it to keep out
-    }
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
   }
-  return out;
 }

@@ -119,7 +119,8 @@ describe('OpenTelemetry context', () => {
     const span = exporter.getFinishedSpans().find((s) => s.name === 'process message.add');
     expect(span?.attributes['messaging.operation.name']).toBe('process');
     const point = (await metricNamed('messaging.process.duration'))?.dataPoints[0];
-    const boundaries = (point?.value as { buckets: { boundaries: number[] } } | undefined)?.buckets.boundaries ?? [];
+    const boundaries =
+      (point?.value as { buckets: { boundaries: number[] } } | undefined)?.buckets.boundaries ?? [];
     expect(boundaries[0]).toBeLessThan(0.01);
     expect(boundaries.at(-1)).toBeLessThanOrEqual(60);
   });
