@@ -1,32 +1,14 @@
 // instrument() as a Node application sets it up: a registered context manager and the real SDK.
 // The SDK's spans are the active context where the user's code and the HTTP attempt run.
-import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { instrument } from '../../src/otel.js';
 import { buildWebhook, createFakeGateway } from '../../src/testing.js';
 import { parseWebhook, WebhookHandler } from '../../src/webhooks.js';
+import { instrumented, useContextManager } from '../support/otel-sdk.js';
 
 const SECRET = 'otel-ctx-secret-77';
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-});
-afterAll(() => {
-  context.disable();
-});
+useContextManager();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -34,24 +16,9 @@ afterEach(async () => {
 });
 
 function setup() {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({
-    exporter: metricExporter,
-    exportIntervalMillis: 3_600_000,
-  });
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  cleanups.push(instrument({ tracerProvider, meterProvider }));
-  const metricNamed = async (name: string) => {
-    await reader.forceFlush();
-    const all =
-      metricExporter
-        .getMetrics()
-        .at(-1)
-        ?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
-    return all.find((m) => m.descriptor.name === name);
-  };
+  const { exporter, tracerProvider, stop, metrics } = instrumented();
+  cleanups.push(stop);
+  const metricNamed = async (name: string) => (await metrics()).get(name);
   return { exporter, tracerProvider, metricNamed };
 }
 

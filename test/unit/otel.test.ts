@@ -1,37 +1,19 @@
 // instrument() with the real OpenTelemetry SDK: spans and metrics of calls and deliveries.
-import { context, SpanKind } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SpanKind } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { instrument } from '../../src/otel.js';
 import { buildWebhook, createFakeGateway } from '../../src/testing.js';
 import type { DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 import { createNodeMiddleware, WebhookHandler } from '../../src/webhooks.js';
+import { instrumented, useContextManager } from '../support/otel-sdk.js';
 import { listen } from '../support/servers.js';
 
 const SECRET = 'otel-secret-4821';
 const PHONE = '79001234567';
 const TEXT = 'Parcel 5531 is on its way';
 
-// As a Node application sets it up: spans nest through the registered context manager.
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-});
-afterAll(() => {
-  context.disable();
-});
+useContextManager();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -39,15 +21,7 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({
-    exporter: metricExporter,
-    exportIntervalMillis: 3_600_000,
-  });
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  const stop = instrument({ tracerProvider, meterProvider });
+  const { exporter, stop, metrics: metricsNow } = instrumented();
   cleanups.push(stop);
   const gateway = await createFakeGateway({ stepMs: 1 });
   cleanups.push(() => gateway.close());
@@ -60,15 +34,6 @@ async function setup() {
     apiKey: gateway.apiKey,
     retryBackoff: { initialDelayMs: 1, maxDelayMs: 5 },
   });
-  const metricsNow = async () => {
-    await reader.forceFlush();
-    const all =
-      metricExporter
-        .getMetrics()
-        .at(-1)
-        ?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
-    return new Map(all.map((m) => [m.descriptor.name, m]));
-  };
   return { exporter, gateway, hooks, receiver, client, metricsNow };
 }
 
