@@ -54,7 +54,8 @@ export async function withDeadline<T>(
 
 /**
  * The fetch ky is given: the client's own, else the global one, looked up at each call so that a
- * test which replaces it is heard. It gets ky's request, whose signal follows the attempt's, and
+ * test which replaces it is heard. `leaving` runs as the request is handed over: until then it
+ * cannot have reached the service. It gets ky's request, whose signal follows the attempt's, and
  * that signal as `init.signal` too, for a fetch that reads only `init`.
  *
  * The request is held until the fetch settles. Node's Request follows the signal it was given
@@ -63,9 +64,11 @@ export async function withDeadline<T>(
  * fetch waits, the timeout and the caller's abort would no longer reach the connection, which
  * would stay open.
  */
-export function fetchHoldingRequest(fetch: FetchLike | undefined): FetchLike {
+export function fetchHoldingRequest(fetch: FetchLike | undefined, leaving?: () => void): FetchLike {
   return (input, init) => {
     const request = input as Request; // ky calls its fetch with a Request
+    // A fetch given an aborted signal rejects at once, sending nothing.
+    if (!request.signal.aborted) leaving?.();
     const fetched = (fetch ?? globalThis.fetch)(request, { ...init, signal: request.signal });
     // The callback keeps `request` reachable for as long as `fetched` is pending.
     return Promise.resolve(fetched).finally(() => void request);

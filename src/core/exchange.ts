@@ -10,6 +10,14 @@ import { type Attempt, type AttemptFailure, isRetryable, parseRetryAfter } from 
 import { failedExchange } from './transport-errors.js';
 import { USER_AGENT } from './user-agent.js';
 
+/** What an exchange tells of its progress. */
+export interface ExchangeSteps {
+  /** The request is handed to `fetch`: from now on it may reach the service. */
+  leaving: () => void;
+  /** The answer's headers are in. */
+  answered: () => void;
+}
+
 /**
  * One request and its answer, through ky: the ky instances of the two APIs, the headers and the
  * credential, and the answer read into an {@link Attempt} (the envelope opened, or the API error
@@ -45,19 +53,20 @@ export class Exchange {
   }
 
   /**
-   * Sends one request under `signal` (the attempt's) and reads its answer. `answered` runs once
-   * the headers are in. Resolves to the attempt's outcome, a failure included; rejects only with
-   * the reason of the caller's own signal.
+   * Sends one request under `signal` (the attempt's) and reads its answer. `steps.leaving` runs
+   * when the request is handed to `fetch` (before that, nothing can have reached the service),
+   * `steps.answered` once the headers are in. Resolves to the attempt's outcome, a failure
+   * included; rejects only with the reason of the caller's own signal.
    */
   async send(
     spec: CallSpec,
     token: string,
     call: CallOptions,
     signal: AbortSignal,
-    answered: () => void,
+    steps: ExchangeSteps,
   ): Promise<Attempt> {
     try {
-      return await this.#send(spec, token, call, signal, answered);
+      return await this.#send(spec, token, call, signal, steps);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
       return this.failed(spec, call, cause, signal.aborted);
@@ -75,7 +84,7 @@ export class Exchange {
     token: string,
     call: CallOptions,
     signal: AbortSignal,
-    answered: () => void,
+    steps: ExchangeSteps,
   ): Promise<Attempt> {
     const instances = await this.#instances();
     const response = await instances[spec.surface](relativePath(spec.path), {
@@ -85,8 +94,9 @@ export class Exchange {
       json: spec.body,
       searchParams: spec.query,
       signal,
+      fetch: fetchHoldingRequest(this.#options.fetch, steps.leaving),
     });
-    answered();
+    steps.answered();
     return this.#answer(spec, response);
   }
 
@@ -103,7 +113,6 @@ export class Exchange {
           timeout: false as const,
           throwHttpErrors: false,
           redirect: 'manual' as const,
-          fetch: fetchHoldingRequest(this.#options.fetch),
         };
         return {
           v2: ky.create({ ...base, prefix: this.baseOf('v2') }),

@@ -161,19 +161,22 @@ export class HttpCore {
   /**
    * One attempt: one deadline covers the wait for the limiter, the headers and the body, so
    * neither a long queue nor a stalled body (nor a limiter or a fetch that ignores the signal)
-   * can hang a call past `timeout`; time that runs out before the slot is granted means the
-   * request never left. The slot is given back once the answer's headers are in: the request has
-   * surely arrived by then, and reading the body does not hold back the next waiter.
+   * can hang a call past `timeout`; time that runs out before the request is handed to `fetch`
+   * (in the limiter's queue, or while the HTTP client loads) means the request never left. The
+   * slot is given back once the answer's headers are in: the request has surely arrived by then,
+   * and reading the body does not hold back the next waiter.
    */
   async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
     let sentAt: number | undefined;
+    let left = false;
     let attempt: Attempt;
     try {
       attempt = await withDeadline(call.timeout, call.signal, async (deadline) => {
         const release = once(await this.#acquire(spec, call, deadline));
         sentAt = performance.now();
+        const steps = { answered: release, leaving: () => void (left = true) };
         try {
-          return await this.#exchange.send(spec, token, call, deadline.signal, release);
+          return await this.#exchange.send(spec, token, call, deadline.signal, steps);
         } finally {
           release();
         }
@@ -181,11 +184,11 @@ export class HttpCore {
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (error !== TIMED_OUT) throw error;
-      if (sentAt === undefined) throw this.#notSent(spec, call);
+      if (!left) throw this.#notSent(spec, call);
       attempt = this.#exchange.failed(spec, call, undefined, true);
     }
     if (this.log.debugOn) {
-      const ms = performance.now() - (sentAt as number);
+      const ms = performance.now() - (sentAt ?? performance.now());
       this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, ms)}`);
     }
     return attempt;
