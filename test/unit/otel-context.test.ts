@@ -23,8 +23,12 @@ function setup() {
 }
 
 const delivery = JSON.stringify(buildWebhook('message.add'));
-const post = (hooks: WebhookHandler, url = `/h?secret=${SECRET}`, method = 'POST', body = delivery) =>
-  hooks.handle({ method, url, headers: { 'content-type': 'application/json' }, body });
+const post = (
+  hooks: WebhookHandler,
+  url = `/h?secret=${SECRET}`,
+  method = 'POST',
+  body: unknown = delivery,
+) => hooks.handle({ method, url, headers: { 'content-type': 'application/json' }, body });
 
 describe('OpenTelemetry context', () => {
   it("a listener runs inside the process span: a span it starts is that span's child", async () => {
@@ -67,9 +71,13 @@ describe('OpenTelemetry context', () => {
     expect(attempt?.attributes['url.template']).toBe('/v2/channels/{channel_id}');
   });
 
-  it('a refused request (405, 401, 413) makes no process span and no process.duration sample', async () => {
+  it('a refused request (405, 401, 413, 408) makes no process span and no process.duration sample', async () => {
     const { exporter, metricNamed } = setup();
-    const hooks = new WebhookHandler({ secret: SECRET, maxBodyBytes: 100 });
+    const hooks = new WebhookHandler({ secret: SECRET, maxBodyBytes: 100, bodyTimeoutMs: 5 });
+    const stalled = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode('{')),
+    });
+    expect((await post(hooks, `/h?secret=${SECRET}`, 'POST', stalled as never)).status).toBe(408);
     expect((await post(hooks, '/', 'GET')).status).toBe(405);
     expect((await post(hooks, '/h?secret=nope')).status).toBe(401);
     expect((await post(hooks, `/h?secret=${SECRET}`, 'POST', `${delivery}${' '.repeat(200)}`)).status).toBe(
