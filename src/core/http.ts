@@ -174,7 +174,10 @@ export class HttpCore {
       attempt = await withDeadline(call.timeout, call.signal, async (deadline) => {
         const release = once(await this.#acquire(spec, call, deadline));
         sentAt = performance.now();
-        const steps = { answered: release, leaving: () => void (left = true) };
+        // Time that ran out before the request reached fetch (the first call loads the HTTP
+        // client, and a busy process runs overdue timers late) ends the attempt unsent.
+        const leaving = () => void (left = !deadline.expire());
+        const steps = { answered: release, leaving };
         try {
           return await this.#exchange.send(spec, token, call, deadline.signal, steps);
         } finally {
