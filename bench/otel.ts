@@ -1,7 +1,9 @@
 // The cost of instrument(): a client call and a webhook delivery, with nobody
 // subscribed to the diagnostics channels and with instrument() on (real OpenTelemetry SDK
-// providers, spans recorded and dropped), interleaved in one run. Printed, no target: the
-// targets with nobody subscribed are those of the overhead and webhooks benches.
+// providers, spans recorded and dropped), interleaved in one run; then deliveries per second of
+// createNodeMiddleware against a bare node:http server, without and with instrument() active
+// (each in a process of its own, since instrument() hears every handler of its process). The
+// floor: the instrumented handler keeps at least 0.85× a bare server's deliveries per second.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
@@ -10,7 +12,12 @@ import { GatewayClient } from '../dist/index.js';
 import { instrument } from '../dist/otel.js';
 import { WebhookHandler } from '../dist/webhooks.js';
 import { messageAdd } from '../test/support/deliveries.js';
-import { median, timeEach } from './stats.js';
+import { median, timeEach, verdict } from './stats.js';
+import { load } from './webhooks.js';
+
+/** The floor: the handler with instrument() active keeps this share of a bare server's rate. */
+const FLOOR = 0.85;
+const ROUNDS = 9;
 
 export async function otelBench(): Promise<{ lines: string[]; ok: boolean }> {
   const child = fork(new URL('./loopback-server.mjs', import.meta.url), {
@@ -58,10 +65,46 @@ export async function otelBench(): Promise<{ lines: string[]; ok: boolean }> {
       const on = median(s[1] ?? []);
       return `otel: ${what} median µs — nobody subscribed ${off.toFixed(1)}, instrument() on ${on.toFixed(1)} (+${(on - off).toFixed(1)} µs, ${(on / off).toFixed(2)}×)`;
     };
+    const off = await handlerRatio('0');
+    const on = await handlerRatio('1');
     return {
-      lines: [line('client call', samples.call), line('handler.handle delivery', samples.hook)],
-      ok: true,
+      lines: [
+        line('client call', samples.call),
+        line('handler.handle delivery', samples.hook),
+        `otel: createNodeMiddleware / bare node:http, deliveries/s at concurrency 50 (medians of ${ROUNDS} rounds) — uninstrumented ${off.toFixed(2)}×, instrument() active ${on.toFixed(2)}×`,
+        verdict(
+          'createNodeMiddleware with instrument() / bare',
+          `${on.toFixed(2)}×`,
+          on >= FLOOR,
+          `≥ ${FLOOR}×`,
+        ),
+      ],
+      ok: on >= FLOOR,
     };
+  } finally {
+    child.kill();
+  }
+}
+
+/** The median ratio, over rounds run back to back, of the handler's deliveries/s to bare's. */
+async function handlerRatio(otel: '0' | '1'): Promise<number> {
+  const child = fork(new URL('./otel-servers.ts', import.meta.url), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_OTEL: otel },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  try {
+    const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+    const ports = JSON.parse(chunk.toString()) as { bare: number; sdk: number };
+    const batch = () => Array.from({ length: 5_000 }, () => messageAdd());
+    await load(ports.bare, batch(), 50); // warm-up
+    await load(ports.sdk, batch(), 50);
+    const ratios: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const bare = await load(ports.bare, batch(), 50);
+      ratios.push((await load(ports.sdk, batch(), 50)) / bare);
+    }
+    return median(ratios);
   } finally {
     child.kill();
   }

@@ -32,7 +32,7 @@ function post(port: number, body: string): Promise<number> {
   });
 }
 
-async function load(port: number, bodies: string[], concurrency: number): Promise<number> {
+export async function load(port: number, bodies: string[], concurrency: number): Promise<number> {
   let next = 0;
   const t0 = performance.now();
   const worker = async () => {

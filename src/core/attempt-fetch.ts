@@ -15,6 +15,11 @@ export interface Deadline {
   readonly signal: AbortSignal;
   /** Whether the time is up: also true when the timer that aborts `signal` has not run yet. */
   passed(): boolean;
+  /**
+   * Ends the attempt now if its time is up, before its timer ran (the process was busy): returns
+   * whether the attempt is over.
+   */
+  expire(): boolean;
 }
 
 /**
@@ -43,7 +48,14 @@ export async function withDeadline<T>(
   const unlink = caller ? onAbort(caller, stop) : undefined;
   try {
     return await Promise.race([
-      work({ signal, passed: () => signal.aborted || performance.now() >= end }),
+      work({
+        signal,
+        passed: () => signal.aborted || performance.now() >= end,
+        expire: () => {
+          if (!signal.aborted && performance.now() >= end) stop(TIMED_OUT);
+          return signal.aborted;
+        },
+      }),
       stopped,
     ]);
   } finally {
@@ -54,7 +66,8 @@ export async function withDeadline<T>(
 
 /**
  * The fetch ky is given: the client's own, else the global one, looked up at each call so that a
- * test which replaces it is heard. It gets ky's request, whose signal follows the attempt's, and
+ * test which replaces it is heard. `leaving` runs just before the request is handed over (until
+ * then it cannot have reached the service), and may end the attempt instead. It gets ky's request, whose signal follows the attempt's, and
  * that signal as `init.signal` too, for a fetch that reads only `init`.
  *
  * The request is held until the fetch settles. Node's Request follows the signal it was given
@@ -63,9 +76,12 @@ export async function withDeadline<T>(
  * fetch waits, the timeout and the caller's abort would no longer reach the connection, which
  * would stay open.
  */
-export function fetchHoldingRequest(fetch: FetchLike | undefined): FetchLike {
+export function fetchHoldingRequest(fetch: FetchLike | undefined, leaving?: () => void): FetchLike {
   return (input, init) => {
     const request = input as Request; // ky calls its fetch with a Request
+    // `leaving` may end the attempt (its time is up): then nothing is handed to fetch.
+    leaving?.();
+    if (request.signal.aborted) return Promise.reject(request.signal.reason);
     const fetched = (fetch ?? globalThis.fetch)(request, { ...init, signal: request.signal });
     // The callback keeps `request` reachable for as long as `fetched` is pending.
     return Promise.resolve(fetched).finally(() => void request);

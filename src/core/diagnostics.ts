@@ -34,10 +34,18 @@ export const channels = {
 };
 
 /**
+ * What a subscriber may set on a context at its `start`: a function that runs the traced work
+ * inside the subscriber's own context (OpenTelemetry's `context.with`), so that what the work
+ * starts (the user's listener, the HTTP attempt's fetch) nests under the subscriber's span.
+ */
+export type Enter = <T>(work: () => T) => T;
+
+/**
  * Runs `work`, traced on `channel` when someone listens: the context is built only then, and
  * `work` may add its end facts to it. Without subscribers this is one property read. Unlike
  * `tracePromise`, the resolved value is never put on the context: it holds message data.
- * Stores bound to `start` (an AsyncLocalStorage) hold for the whole of `work`.
+ * Stores bound to `start` (an AsyncLocalStorage) hold for the whole of `work`, and so does the
+ * context of an {@link Enter} function a subscriber set as `enter`.
  */
 export function traced<C extends object, T>(
   channel: Channel | undefined,
@@ -45,13 +53,16 @@ export function traced<C extends object, T>(
   work: (context?: C) => Promise<T>,
 ): Promise<T> {
   if (!channel?.hasSubscribers) return work();
-  const c = build() as C & { error?: unknown };
+  const c = build() as C & { error?: unknown; enter?: unknown };
   const end = () => {
     channel.asyncStart.publish(c);
     channel.asyncEnd.publish(c);
   };
   return channel.start.runStores(c, () => {
-    const promise = work(c).then(
+    const enter = typeof c.enter === 'function' ? (c.enter as Enter) : undefined;
+    const running = enter ? enter(() => work(c)) : work(c);
+    // Attached outside `enter`: the end is told in the caller's context, as it began.
+    const promise = running.then(
       (value) => {
         end();
         return value;
@@ -70,3 +81,18 @@ export function traced<C extends object, T>(
 
 /** A path as contexts carry it: full phone numbers masked, as in the logs. */
 export const safePath = (path: string): string => maskPhones(path);
+
+/** Known paths with an id in them, and the template that stands for them in span names. */
+const ROUTES: [RegExp, string][] = [
+  [/^\/v2\/channels\/[^/]+/, '/v2/channels/{channel_id}'],
+  [/^\/v2\/messages\/(?!messages_dump$)[^/]+/, '/v2/messages/{message_id}'],
+];
+
+/**
+ * The path template of a call (`/v2/channels/{channel_id}/reinit`): what names its spans, so
+ * that there is one name per operation, not one per channel or message.
+ */
+export function routeOf(path: string): string {
+  for (const [pattern, template] of ROUTES) if (pattern.test(path)) return path.replace(pattern, template);
+  return path;
+}

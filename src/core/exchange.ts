@@ -10,6 +10,14 @@ import { type Attempt, type AttemptFailure, isRetryable, parseRetryAfter } from 
 import { failedExchange } from './transport-errors.js';
 import { USER_AGENT } from './user-agent.js';
 
+/** What an exchange tells of its progress. */
+export interface ExchangeSteps {
+  /** The request is handed to `fetch`: from now on it may reach the service. */
+  leaving: () => void;
+  /** The answer's headers are in. */
+  answered: () => void;
+}
+
 /**
  * One request and its answer, through ky: the ky instances of the two APIs, the headers and the
  * credential, and the answer read into an {@link Attempt} (the envelope opened, or the API error
@@ -32,25 +40,31 @@ export class Exchange {
     return surface === 'v2' ? this.#options.baseUrl : this.#options.v3BaseUrl;
   }
 
+  /** The base address of an API as errors, logs and spans show it: without credentials in it. */
+  shownBaseOf(surface: Surface): string {
+    return withoutUserInfo(this.baseOf(surface));
+  }
+
   /** The full address of a call, as errors report it. */
   urlOf(spec: CallSpec): string {
-    return addressOf(this.baseOf(spec.surface), spec.path, spec.query);
+    return addressOf(this.shownBaseOf(spec.surface), spec.path, spec.query);
   }
 
   /**
-   * Sends one request under `signal` (the attempt's) and reads its answer. `answered` runs once
-   * the headers are in. Resolves to the attempt's outcome, a failure included; rejects only with
-   * the reason of the caller's own signal.
+   * Sends one request under `signal` (the attempt's) and reads its answer. `steps.leaving` runs
+   * when the request is handed to `fetch` (before that, nothing can have reached the service),
+   * `steps.answered` once the headers are in. Resolves to the attempt's outcome, a failure
+   * included; rejects only with the reason of the caller's own signal.
    */
   async send(
     spec: CallSpec,
     token: string,
     call: CallOptions,
     signal: AbortSignal,
-    answered: () => void,
+    steps: ExchangeSteps,
   ): Promise<Attempt> {
     try {
-      return await this.#send(spec, token, call, signal, answered);
+      return await this.#send(spec, token, call, signal, steps);
     } catch (cause) {
       if (call.signal?.aborted) throw call.signal.reason;
       return this.failed(spec, call, cause, signal.aborted);
@@ -68,7 +82,7 @@ export class Exchange {
     token: string,
     call: CallOptions,
     signal: AbortSignal,
-    answered: () => void,
+    steps: ExchangeSteps,
   ): Promise<Attempt> {
     const instances = await this.#instances();
     const response = await instances[spec.surface](relativePath(spec.path), {
@@ -78,8 +92,9 @@ export class Exchange {
       json: spec.body,
       searchParams: spec.query,
       signal,
+      fetch: fetchHoldingRequest(this.#options.fetch, steps.leaving),
     });
-    answered();
+    steps.answered();
     return this.#answer(spec, response);
   }
 
@@ -99,7 +114,6 @@ export class Exchange {
           timeout: false as const,
           throwHttpErrors: false,
           redirect: 'manual' as const,
-          fetch: fetchHoldingRequest(this.#options.fetch),
         };
         return {
           v2: ky.create({ ...base, prefix: this.baseOf('v2') }),
@@ -119,15 +133,18 @@ export class Exchange {
     const limit = this.#options.maxResponseBytes;
     const { status } = response;
     const text = await readText(response, limit);
-    if (text === undefined) {
+    if (text === undefined && response.ok) {
       const why = `over maxResponseBytes (${limit})`;
       const error = new GatewayResponseError({ ...this.#where(spec), status, why });
       return { ok: false, failure: { kind: 'status', status }, error };
     }
-    const body = parseBody(text);
+    // A refusal's body over the bound is cut (not kept): its status alone decides the error.
+    const body = text === undefined ? `answer body over maxResponseBytes (${limit}), cut` : parseBody(text);
     if (response.ok) {
       const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
-      return { ok: true, answer: { data, response, requestId: requestIdOf(response.headers, body) } };
+      // A request id is shown in logs, diagnostics and spans: one that echoes a credential is scrubbed.
+      const requestId = redact(requestIdOf(response.headers, body), this.#secrets());
+      return { ok: true, answer: { data, response, requestId } };
     }
     const init = apiErrorInit(status, body, response.headers, this.#where(spec));
     const failure: AttemptFailure = { kind: 'status', status };
@@ -141,5 +158,26 @@ export class Exchange {
   /** Built only when an error needs it: a successful call never pays for it. */
   #where(spec: CallSpec) {
     return { method: spec.method, url: this.urlOf(spec) };
+  }
+}
+
+/** The user information of an address (`https://user:pass@host`): credentials, never shown. */
+const USER_INFO = /^([a-z][a-z\d+.-]*:\/\/)([^/?#@]*)@/i;
+
+/** `https://user:pass@host/v2` → `https://host/v2`. */
+const withoutUserInfo = (address: string): string => address.replace(USER_INFO, '$1');
+
+/** The user name and password written into base addresses, as written and decoded. */
+export function userInfoOf(...addresses: string[]): string[] {
+  return addresses.flatMap((address) =>
+    (USER_INFO.exec(address)?.[2]?.split(':') ?? []).flatMap((part) => [part, safeDecode(part)]),
+  );
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
   }
 }

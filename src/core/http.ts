@@ -5,9 +5,9 @@ import { type Deadline, TIMED_OUT, withDeadline } from './attempt-fetch.js';
 import { attemptLine, ended, outcome, type Traced, withTrace } from './attempt-report.js';
 import { addressOf, type CallSpec } from './call-spec.js';
 import { CredentialSource } from './credentials.js';
-import { channels, safePath, traced } from './diagnostics.js';
+import { channels, routeOf, safePath, traced } from './diagnostics.js';
 import { GatewayAbortError, GatewayTimeoutError } from './errors.js';
-import { Exchange } from './exchange.js';
+import { Exchange, userInfoOf } from './exchange.js';
 import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
@@ -63,6 +63,7 @@ export class HttpCore {
     const where = () => ({
       method: spec.method,
       path: safePath(spec.path),
+      route: routeOf(spec.path),
       api: spec.surface,
       ...spec.destination,
     });
@@ -148,7 +149,8 @@ export class HttpCore {
     const context = () => ({
       method: spec.method,
       path: safePath(spec.path),
-      url: addressOf(this.#exchange.baseOf(spec.surface), safePath(spec.path)), // no query
+      route: routeOf(spec.path),
+      url: addressOf(this.#exchange.shownBaseOf(spec.surface), safePath(spec.path)), // no query
       attempt: n,
     });
     return traced(channels.attempt, context, async (at: Traced | undefined) =>
@@ -159,19 +161,25 @@ export class HttpCore {
   /**
    * One attempt: one deadline covers the wait for the limiter, the headers and the body, so
    * neither a long queue nor a stalled body (nor a limiter or a fetch that ignores the signal)
-   * can hang a call past `timeout`; time that runs out before the slot is granted means the
-   * request never left. The slot is given back once the answer's headers are in: the request has
-   * surely arrived by then, and reading the body does not hold back the next waiter.
+   * can hang a call past `timeout`; time that runs out before the request is handed to `fetch`
+   * (in the limiter's queue, or while the HTTP client loads) means the request never left. The
+   * slot is given back once the answer's headers are in: the request has surely arrived by then,
+   * and reading the body does not hold back the next waiter.
    */
   async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
     let sentAt: number | undefined;
+    let left = false;
     let attempt: Attempt;
     try {
       attempt = await withDeadline(call.timeout, call.signal, async (deadline) => {
         const release = once(await this.#acquire(spec, call, deadline));
         sentAt = performance.now();
+        // Time that ran out before the request reached fetch (the first call loads the HTTP
+        // client, and a busy process runs overdue timers late) ends the attempt unsent.
+        const leaving = () => void (left = !deadline.expire());
+        const steps = { answered: release, leaving };
         try {
-          return await this.#exchange.send(spec, token, call, deadline.signal, release);
+          return await this.#exchange.send(spec, token, call, deadline.signal, steps);
         } finally {
           release();
         }
@@ -179,11 +187,11 @@ export class HttpCore {
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (error !== TIMED_OUT) throw error;
-      if (sentAt === undefined) throw this.#notSent(spec, call);
+      if (!left) throw this.#notSent(spec, call);
       attempt = this.#exchange.failed(spec, call, undefined, true);
     }
     if (this.log.debugOn) {
-      const ms = performance.now() - (sentAt as number);
+      const ms = performance.now() - (sentAt ?? performance.now());
       this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, ms)}`);
     }
     return attempt;
@@ -220,7 +228,12 @@ export class HttpCore {
   }
 
   #secrets(): string[] {
-    return [...this.#credentials.v2.secrets(), ...this.#credentials.v3.secrets()];
+    const { baseUrl, v3BaseUrl } = this.#options;
+    return [
+      ...this.#credentials.v2.secrets(),
+      ...this.#credentials.v3.secrets(),
+      ...userInfoOf(baseUrl, v3BaseUrl),
+    ];
   }
 }
 

@@ -1,21 +1,33 @@
 /** What stands in place of a credential found in a string. */
 export const REDACTED = '[redacted]';
+/** What stands in place of what lies deeper than the scrub goes: it is not looked at, so not kept. */
+const TOO_DEEP = '[too deep]';
+const MAX_DEPTH = 20;
 
 /**
  * Replaces every occurrence of the given secrets in the strings of `value` (deeply, for plain
- * objects and arrays), so that nothing the service echoes back can carry a credential into an
- * error, a log line or `JSON.stringify(error)`.
+ * objects and arrays, in keys as in values, whatever the letter case), so that nothing the
+ * service echoes back can carry a credential into an error, a log line or
+ * `JSON.stringify(error)`. Past 20 levels a value is replaced whole: it is never kept unread.
  */
 export function redact<T>(value: T, secrets: Iterable<string>, depth = 0): T {
-  const list = [...secrets].filter((s) => s.length >= 4).flatMap(spellings);
-  if (list.length === 0) return value;
-  return scrub(value, list, depth) as T;
+  const pattern = patternOf(secrets);
+  if (!pattern) return value;
+  return scrub(value, pattern, depth) as T;
+}
+
+/** One case-insensitive pattern for every spelling of every secret (none for no secret). */
+function patternOf(secrets: Iterable<string>): RegExp | undefined {
+  const list = [...new Set([...secrets].filter((s) => s.length > 0).flatMap(spellings))];
+  if (list.length === 0) return undefined;
+  // Longest first, so a spelling holding another is replaced whole.
+  list.sort((a, b) => b.length - a.length);
+  return new RegExp(list.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
 }
 
 /**
  * The spellings a service may echo a secret back in: URL-encoded, base64 (padded, unpadded and
- * URL-safe), and as it is last, so a longer spelling holding it goes first. Base64 of the UTF-8
- * bytes, so a secret of any characters is covered.
+ * URL-safe), and as it is. Base64 of the UTF-8 bytes, so a secret of any characters is covered.
  */
 function spellings(secret: string): string[] {
   let binary = '';
@@ -25,15 +37,13 @@ function spellings(secret: string): string[] {
   return [encodeURIComponent(secret), b64, bare, bare.replace(/\+/g, '-').replace(/\//g, '_'), secret];
 }
 
-function scrub(value: unknown, secrets: string[], depth: number): unknown {
-  if (typeof value === 'string') {
-    let out = value;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return out;
-  }
-  if (depth > 20 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => scrub(v, secrets, depth + 1));
+function scrub(value: unknown, pattern: RegExp, depth: number): unknown {
+  if (typeof value === 'string') return value.replace(pattern, REDACTED);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, pattern, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrub(v, secrets, depth + 1);
+  for (const [k, v] of Object.entries(value))
+    out[k.replace(pattern, REDACTED)] = scrub(v, pattern, depth + 1);
   return out;
 }

@@ -85,7 +85,8 @@ export function apiErrorInit(
 ): GatewayApiErrorInit {
   const b = isRecord(body) ? body : {};
   const rawError = b.error;
-  const code = isRecord(rawError) ? text(rawError.code) : text(rawError);
+  // spec: Errors → Error body; a 401 may carry only a top-level `code`.
+  const code = (isRecord(rawError) ? text(rawError.code) : text(rawError)) ?? text(b.code);
   const description =
     text(b.description) ??
     (isRecord(rawError) ? (text(rawError.description) ?? text(rawError.message)) : undefined) ??

@@ -1,5 +1,5 @@
-import { type Attributes, SpanKind, trace } from '@opentelemetry/api';
-import { type ChannelHandler, num, parentOf, type Telemetry, text } from './telemetry.js';
+import { type Attributes, context, SpanKind, trace } from '@opentelemetry/api';
+import { type ChannelHandler, num, type Telemetry, text } from './telemetry.js';
 
 /**
  * `messaging-gateway-sdk:attempt`, one per HTTP attempt: a CLIENT span under its call's span,
@@ -14,14 +14,15 @@ export function attemptHandler(telemetry: Telemetry): ChannelHandler {
       const attributes: Attributes = {
         'http.request.method': text(ctx.method),
         'url.path': text(ctx.path),
-        ...(typeof ctx.url === 'string' ? { 'url.full': ctx.url } : {}),
+        'url.template': text(ctx.route),
+        ...serverOf(ctx.url),
         ...(attempt > 1 ? { 'http.request.resend_count': attempt - 1 } : {}),
         ...(dup ? { 'http.method': text(ctx.method) } : {}),
       };
       const span = telemetry.tracer.startSpan(
         String(ctx.method),
         { kind: SpanKind.CLIENT, attributes },
-        parentOf(telemetry),
+        context.active(),
       );
       const sc = span.spanContext();
       if (trace.isSpanContextValid(sc)) {
@@ -37,4 +38,16 @@ export function attemptHandler(telemetry: Telemetry): ChannelHandler {
       }
     },
   };
+}
+
+/** `url.full`, `server.address` and `server.port` of an attempt's address (which holds no query). */
+function serverOf(url: unknown): Attributes {
+  if (typeof url !== 'string') return {};
+  try {
+    const { hostname, port, protocol } = new URL(url);
+    const defaultPort = protocol === 'http:' ? 80 : 443;
+    return { 'url.full': url, 'server.address': hostname, 'server.port': port ? Number(port) : defaultPort };
+  } catch {
+    return { 'url.full': url };
+  }
 }

@@ -1,29 +1,28 @@
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import { tracingChannel } from 'node:diagnostics_channel';
-import { type Span, SpanStatusCode } from '@opentelemetry/api';
+import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type ChannelContext, type ChannelHandler, errorType } from './telemetry.js';
 
 const none = () => {};
 
 /**
- * Subscribes `handler` to the TracingChannel `messaging-gateway-sdk:<name>`: its span is active
- * (in `active`) where the traced work runs, and is ended, marked ERROR with `error.type` when the
- * work failed, once it settled. Returns a function that unsubscribes.
+ * Subscribes `handler` to the TracingChannel `messaging-gateway-sdk:<name>`: its span is the
+ * active OpenTelemetry context (`context.with`) where the traced work runs, so the user's spans
+ * and those of auto-instrumented libraries nest under it; it is ended, marked ERROR with
+ * `error.type` when the work failed, once it settled. Returns a function that unsubscribes.
  */
-export function subscribeChannel(
-  name: string,
-  active: AsyncLocalStorage<Span>,
-  handler: ChannelHandler,
-): () => void {
+export function subscribeChannel(name: string, handler: ChannelHandler): () => void {
   const channel = tracingChannel(`messaging-gateway-sdk:${name}`);
   const spans = new WeakMap<object, { span: Span | undefined; started: number }>();
-  channel.start.bindStore(active, (message) => {
-    const span = handler.start(message as ChannelContext);
-    spans.set(message as object, { span, started: performance.now() });
-    return span ?? (active.getStore() as Span);
-  });
   const handlers = {
-    start: none,
+    start: (message: unknown) => {
+      const ctx = message as ChannelContext;
+      const span = handler.start(ctx);
+      spans.set(ctx, { span, started: performance.now() });
+      if (span) {
+        const active = trace.setSpan(context.active(), span);
+        ctx.enter = <T>(work: () => T): T => context.with(active, work);
+      }
+    },
     end: none,
     asyncStart: none,
     error: none,
@@ -43,8 +42,5 @@ export function subscribeChannel(
     },
   };
   channel.subscribe(handlers);
-  return () => {
-    channel.unsubscribe(handlers);
-    channel.start.unbindStore(active);
-  };
+  return () => channel.unsubscribe(handlers);
 }

@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { type MeterProvider, metrics, type Span, type TracerProvider, trace } from '@opentelemetry/api';
+import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import { BoundedMap } from '../internal/bounded-map.js';
 import { VERSION } from '../version.js';
 import { attemptHandler } from './attempt.js';
@@ -39,15 +38,14 @@ export function instrument(options: InstrumentOptions = {}): StopInstrumenting {
   const telemetry: Telemetry = {
     tracer: (options.tracerProvider ?? trace.getTracerProvider()).getTracer('messaging-gateway-sdk', VERSION),
     meter: (options.meterProvider ?? metrics.getMeterProvider()).getMeter('messaging-gateway-sdk', VERSION),
-    active: new AsyncLocalStorage<Span>(),
     sends: new BoundedMap(MAX_SENDS),
     dup: (process.env.OTEL_SEMCONV_STABILITY_OPT_IN ?? '').split(',').includes('http/dup'),
   };
   const stops = [
-    subscribeChannel('request', telemetry.active, requestHandler(telemetry)),
-    subscribeChannel('attempt', telemetry.active, attemptHandler(telemetry)),
-    subscribeChannel('ratelimit', telemetry.active, ratelimitHandler(telemetry)),
-    subscribeChannel('webhook', telemetry.active, webhookHandler(telemetry)),
+    subscribeChannel('request', requestHandler(telemetry)),
+    subscribeChannel('attempt', attemptHandler(telemetry)),
+    subscribeChannel('ratelimit', ratelimitHandler(telemetry)),
+    subscribeChannel('webhook', webhookHandler(telemetry)),
   ];
   return () => {
     for (const stop of stops.splice(0)) stop();

@@ -1,5 +1,5 @@
-import { SpanKind } from '@opentelemetry/api';
-import { type ChannelHandler, parentOf, type Telemetry, text } from './telemetry.js';
+import { context, SpanKind } from '@opentelemetry/api';
+import { type ChannelHandler, type Telemetry, text } from './telemetry.js';
 
 /** A limiter wait shorter than this makes no span. */
 const WAIT_SPAN_MS = 1;
@@ -21,7 +21,7 @@ export function ratelimitHandler(telemetry: Telemetry): ChannelHandler {
           startTime: performance.timeOrigin + started,
           attributes: { 'url.path': text(ctx.path) },
         },
-        parentOf(telemetry),
+        context.active(),
       );
       span.end();
     },

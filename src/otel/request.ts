@@ -1,10 +1,10 @@
-import { type Attributes, SpanKind } from '@opentelemetry/api';
+import { type Attributes, context, SpanKind } from '@opentelemetry/api';
 import {
   type ChannelHandler,
+  DURATION_BUCKETS,
   errorType,
   isSend,
   num,
-  parentOf,
   SYSTEM,
   type Telemetry,
   text,
@@ -23,6 +23,7 @@ export function requestHandler(telemetry: Telemetry): ChannelHandler {
   const operation = telemetry.meter.createHistogram('messaging.client.operation.duration', {
     description: 'Duration of a send to the gateway, retries included.',
     unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
   return {
     start(ctx) {
@@ -34,12 +35,16 @@ export function requestHandler(telemetry: Telemetry): ChannelHandler {
             'messaging.operation.name': 'send',
             ...(typeof ctx.channelId === 'string' ? { 'messaging.destination.name': ctx.channelId } : {}),
           }
-        : { 'http.request.method': text(ctx.method), 'url.path': text(ctx.path) };
+        : {
+            'http.request.method': text(ctx.method),
+            'url.path': text(ctx.path),
+            'url.template': text(ctx.route),
+          };
       // `send {chat_type}`: the semantic conventions name a send span by operation and destination kind.
       const chatType = typeof ctx.chatType === 'string' ? ` ${ctx.chatType}` : '';
-      const name = send ? `send${chatType}` : `${String(ctx.method)} ${String(ctx.path)}`;
+      const name = send ? `send${chatType}` : `${String(ctx.method)} ${String(ctx.route ?? ctx.path)}`;
       const kind = send ? SpanKind.PRODUCER : SpanKind.CLIENT;
-      return telemetry.tracer.startSpan(name, { kind, attributes }, parentOf(telemetry));
+      return telemetry.tracer.startSpan(name, { kind, attributes }, context.active());
     },
     end(ctx, span, started) {
       const status = num(ctx.status);

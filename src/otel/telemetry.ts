@@ -1,13 +1,4 @@
-import type { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  type Context,
-  context,
-  type Meter,
-  type Span,
-  type SpanContext,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import type { Meter, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { BoundedMap } from '../internal/bounded-map.js';
 
 /** What the SDK publishes on a channel: its context object (see core/diagnostics.ts). */
@@ -25,8 +16,6 @@ export interface ChannelHandler {
 export interface Telemetry {
   tracer: Tracer;
   meter: Meter;
-  /** The SDK's span where the traced work runs (each channel's start binds it). */
-  active: AsyncLocalStorage<Span>;
   /** Request ids of sends made in this process → their span, for the status deliveries' links. */
   sends: BoundedMap<string, SpanContext>;
   /** OTEL_SEMCONV_STABILITY_OPT_IN holds `http/dup`: the old HTTP attribute names as well. */
@@ -50,8 +39,8 @@ export function errorType(ctx: ChannelContext): string | undefined {
 /** `messages.send`: the call that makes a PRODUCER span and counts as a sent message. */
 export const isSend = (ctx: ChannelContext): boolean => ctx.method === 'POST' && ctx.path === '/v2/messages';
 
-/** The context a new span starts in: under the SDK's active span, else the caller's. */
-export function parentOf(telemetry: Telemetry): Context {
-  const span = telemetry.active.getStore();
-  return span ? trace.setSpan(context.active(), span) : context.active();
-}
+/**
+ * Bucket boundaries, in seconds, of the duration histograms: those the semantic conventions
+ * advise for HTTP and messaging durations (the SDK's default boundaries are for milliseconds).
+ */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];

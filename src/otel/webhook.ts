@@ -1,5 +1,13 @@
-import { type Attributes, SpanKind } from '@opentelemetry/api';
-import { type ChannelHandler, errorType, num, parentOf, SYSTEM, type Telemetry, text } from './telemetry.js';
+import { type Attributes, context, SpanKind } from '@opentelemetry/api';
+import {
+  type ChannelHandler,
+  DURATION_BUCKETS,
+  errorType,
+  num,
+  SYSTEM,
+  type Telemetry,
+  text,
+} from './telemetry.js';
 
 /**
  * `messaging-gateway-sdk:webhook`, one per delivery handled or received: a CONSUMER
@@ -11,6 +19,7 @@ export function webhookHandler(telemetry: Telemetry): ChannelHandler {
   const processing = telemetry.meter.createHistogram('messaging.process.duration', {
     description: 'Duration of handling one webhook delivery.',
     unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
   const outcomes = telemetry.meter.createCounter('gateway.webhook.outcomes', {
     description: 'Webhook deliveries by outcome row of the handler.',
@@ -22,9 +31,13 @@ export function webhookHandler(telemetry: Telemetry): ChannelHandler {
         'process',
         {
           kind: SpanKind.CONSUMER,
-          attributes: { 'messaging.system': SYSTEM, 'messaging.operation.type': 'process' },
+          attributes: {
+            'messaging.system': SYSTEM,
+            'messaging.operation.type': 'process',
+            'messaging.operation.name': 'process',
+          },
         },
-        parentOf(telemetry),
+        context.active(),
       ),
     end(ctx, span, started) {
       const kind = text(ctx.kind);

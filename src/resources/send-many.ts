@@ -1,5 +1,5 @@
 import { checkCount } from '../core/checks.js';
-import { GatewayError } from '../core/errors.js';
+import { GatewayAbortError, GatewayError } from '../core/errors.js';
 import type { SendMessageResult } from '../schemas/messages.js';
 
 /** Progress of `sendMany`, reported after each item. */
@@ -16,7 +16,7 @@ export interface SendManyProgress {
 export interface SendManyOptions {
   /** Sends in flight at once: a whole number >= 1 (NaN, 0 or 2.5 is a GatewayValidationError). @default 8 */
   concurrency?: number;
-  /** Stops the items not yet started; they report the abort error. */
+  /** Stops the items not yet started; they report a GatewayAbortError (cause: the signal's reason). */
   signal?: AbortSignal;
   /** Called after each item. */
   onProgress?: (progress: SendManyProgress) => void;
@@ -25,8 +25,12 @@ export interface SendManyOptions {
 /** The outcome of one item of `sendMany`. */
 export type SendManyResult = { ok: true; value: SendMessageResult } | { ok: false; error: Error };
 
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new GatewayError(`aborted: ${String(reason)}`, { cause: reason });
+/** An item's failure: the call's own error, or for an item stopped by the signal a GatewayAbortError. */
+function asError(reason: unknown, signal: AbortSignal | undefined): Error {
+  if (reason instanceof GatewayError) return reason;
+  if (signal?.aborted)
+    return new GatewayAbortError({ method: 'POST', url: '/v2/messages', cause: signal.reason });
+  return reason instanceof Error ? reason : new GatewayError(String(reason), { cause: reason });
 }
 
 /**
@@ -59,13 +63,13 @@ export async function runPool<T>(
     while (next < items.length) {
       const index = next++;
       if (signal?.aborted) {
-        finish(index, { ok: false, error: asError(signal.reason) });
+        finish(index, { ok: false, error: asError(signal.reason, signal) });
         continue;
       }
       try {
         finish(index, { ok: true, value: await task(items[index] as T, signal) });
       } catch (error) {
-        finish(index, { ok: false, error: asError(error) });
+        finish(index, { ok: false, error: asError(error, signal) });
       }
     }
   };

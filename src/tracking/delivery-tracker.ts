@@ -1,4 +1,4 @@
-import { DeliveryTimeoutError, MessageFailedError } from '../core/errors.js';
+import { DeliveryTimeoutError, GatewayAbortError, MessageFailedError } from '../core/errors.js';
 import { ListenerMap, Listeners } from '../internal/listener-map.js';
 import { messageOf } from '../internal/message-of.js';
 import { onAbort } from '../internal/on-abort.js';
@@ -155,13 +155,13 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
   /**
    * Resolves with the status update that reached `until` (or a later status) for a request id,
    * or a message id once known. Rejects with MessageFailedError (status failed, with the spec's
-   * reason), DeliveryTimeoutError, or the signal's reason. With a shared store it subscribes
+   * reason), DeliveryTimeoutError, or GatewayAbortError (cause: the signal's reason). With a shared store it subscribes
    * first, then reads, so a status that reached any instance before or during the wait is seen;
    * the store unreachable rejects with a retryable GatewayError.
    */
   waitFor(id: string, options: WaitForOptions = {}): Promise<MessageStatusUpdate> {
     const { until = 'delivered', timeoutMs = 60_000, signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) return Promise.reject(aborted(id, signal.reason));
     return new Promise<MessageStatusUpdate>((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
@@ -190,7 +190,9 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
         );
       }, timeoutMs);
       // One listener per signal however many wait on it (internal/on-abort): linear, not quadratic.
-      const cancelAbort = signal ? onAbort(signal, (reason) => waiter.reject(reason)) : undefined;
+      const cancelAbort = signal
+        ? onAbort(signal, (reason) => waiter.reject(aborted(id, reason)))
+        : undefined;
       const set = this.#waiters.get(id) ?? new Set<Waiter>();
       set.add(waiter);
       this.#waiters.set(id, set);
@@ -241,3 +243,7 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
     }
   }
 }
+
+/** What a wait stopped by its signal rejects with. */
+const aborted = (id: string, reason: unknown) =>
+  new GatewayAbortError({ method: 'waitFor', url: id, cause: reason });

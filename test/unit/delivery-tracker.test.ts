@@ -20,7 +20,7 @@ describe('DeliveryTracker.waitFor', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1); // was one per wait: O(n²)
     controller.abort(new Error('shutdown'));
     const reasons = await Promise.all(waits);
-    expect(reasons.every((r) => (r as Error).message === 'shutdown')).toBe(true);
+    expect(reasons.every((r) => ((r as Error).cause as Error).message === 'shutdown')).toBe(true);
   });
 
   it('resolves at `until` (default delivered), not before', async () => {
@@ -93,12 +93,13 @@ describe('DeliveryTracker.waitFor', () => {
     expect(error).toMatchObject({ requestId: 'r1', lastStatus: 'sent' });
   });
 
-  it('rejects with the signal’s reason on abort', async () => {
+  it('rejects with GatewayAbortError on abort, the signal’s reason as its cause', async () => {
     const tracker = new DeliveryTracker();
     const controller = new AbortController();
     const waiting = tracker.waitFor('r1', { signal: controller.signal });
-    controller.abort(new Error('stop'));
-    await expect(waiting).rejects.toThrow('stop');
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(waiting).rejects.toMatchObject({ name: 'GatewayAbortError', cause: reason });
   });
 
   it('answers for the message id once known, also for updates that carry only it', async () => {

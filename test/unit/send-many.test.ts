@@ -77,8 +77,12 @@ describe('messages.sendMany', () => {
     );
     expect(results).toHaveLength(20);
     expect(results.slice(0, 2).every((r) => r.ok)).toBe(true);
-    // The item in flight when the abort came, and every item not yet started, report the reason.
-    expect(results.slice(3).every((r) => !r.ok && r.error === reason)).toBe(true);
+    // The item in flight when the abort came, and every item not yet started, report the abort.
+    expect(
+      results
+        .slice(3)
+        .every((r) => !r.ok && r.error.name === 'GatewayAbortError' && r.error.cause === reason),
+    ).toBe(true);
     expect(seen.length).toBeLessThanOrEqual(4);
   });
 

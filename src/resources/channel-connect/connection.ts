@@ -1,4 +1,5 @@
 import type { GatewayPromise } from '../../core/api-promise.js';
+import { checkMs, MAX_TIMER_MS, optionError } from '../../core/checks.js';
 import {
   ChannelConnectError,
   GatewayAbortError,
@@ -6,6 +7,7 @@ import {
   GatewayTimeoutError,
 } from '../../core/errors.js';
 import type { RequestOptions } from '../../core/options.js';
+import { type ReportProblem, watchDecoded } from '../../internal/decoded-deliveries.js';
 import { onAbort, untilAborted } from '../../internal/on-abort.js';
 import type {
   Channel,
@@ -60,11 +62,14 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   #channelId: string | undefined;
   #passwordAsked = false;
 
-  /** @internal made by `channels.connect` */
+  /**
+   * @internal made by `channels.connect`
+   * @throws GatewayValidationError when `timeoutMs` or `pollIntervalMs` is out of range
+   */
   constructor(calls: ChannelCalls, params: CreateChannelParams, options: ConnectOptions) {
     this.#calls = calls;
     this.#params = params;
-    this.#options = options;
+    this.#options = checkConnectOptions(options);
   }
 
   /** The channel's id, once created (after the `created` step). */
@@ -112,27 +117,47 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     const { hooks } = this.#options;
     const stop = this.#stop;
     const disarm = this.#armStops();
-    const listener = (webhook: Webhook) => {
-      for (const [channelId, item] of signalsOf(webhook)) this.#inbox.push(channelId, item);
-    };
-    hooks.on('webhook', listener);
+    // Every delivery as the handler decodes it, before its dispatch: a queue's too.
+    const unwatch = watchDecoded(hooks, (webhook, report) => this.#hear(webhook as Webhook, report));
     try {
       const [created] = await this.#guard(this.#calls.create(this.#params, { signal: stop.signal }));
       if (!created) throw new GatewayError('channels.connect: the create answer holds no channel');
       const channelId = created.channel_id;
       this.#channelId = channelId;
       this.#inbox.channelId = channelId;
-      yield { kind: 'created', channelId, transport: String(created.transport) };
-      if (typeof created.url === 'string') yield { kind: 'url', channelId, url: created.url };
+      yield this.#live({ kind: 'created', channelId, transport: String(created.transport) });
+      if (typeof created.url === 'string') yield this.#live({ kind: 'url', channelId, url: created.url });
       yield* this.#steps(channelId);
     } catch (error) {
       throw stop.signal.aborted ? stop.signal.reason : error;
     } finally {
-      hooks.off('webhook', listener);
+      unwatch();
       disarm();
       this.#inbox.close(); // its poll timer would hold the process for up to pollIntervalMs
       if (!stop.signal.aborted) stop.abort(new GatewayError('channels.connect: the flow ended'));
     }
+  }
+
+  /** Keeps what a delivery says of the channel; a QR that cannot be read is reported and skipped. */
+  #hear(webhook: Webhook, report: ReportProblem): void {
+    for (const [channelId, signal] of signalsOf(webhook)) {
+      if (!this.#inbox.accepts(channelId)) continue;
+      if (signal.type !== 'qr') {
+        this.#inbox.push(channelId, signal);
+        continue;
+      }
+      try {
+        this.#inbox.push(channelId, { type: 'png', png: qrToPng(signal.qr) });
+      } catch (error) {
+        report(error as Error); // the next QR replaces it
+      }
+    }
+  }
+
+  /** A step, unless the flow was stopped: after an abort or a time-out the next thing is the rejection. */
+  #live(step: ConnectStep): ConnectStep {
+    this.#stop.signal.throwIfAborted();
+    return step;
   }
 
   /**
@@ -168,15 +193,15 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       }
       if (item.type === 'check')
         item = statusOf(await this.#guard(this.#calls.get(channelId, this.#signal())));
-      if (item.type === 'qr') {
-        yield { kind: 'qr', channelId, png: qrToPng(item.qr) };
+      if (item.type === 'png') {
+        yield this.#live({ kind: 'qr', channelId, png: item.png });
         if (!pairingAsked) {
           pairingAsked = true;
-          yield await this.#pairingCode(channelId);
+          yield this.#live(await this.#pairingCode(channelId));
         }
       } else if (item.type === 'status') {
         const step = await this.#statusStep(channelId, item.status, item.reason);
-        if (step) yield step;
+        if (step) yield this.#live(step);
         if (step?.kind === 'active') return;
       }
     }
@@ -219,4 +244,23 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   #signal(): { signal: AbortSignal } {
     return { signal: this.#stop.signal };
   }
+}
+
+/** Shortest `pollIntervalMs`: `channels.get` read more often than this would eat the rate limit. */
+const MIN_POLL_MS = 1000;
+
+/** The options of `channels.connect`, checked at the door as the client's are. */
+function checkConnectOptions(options: ConnectOptions): ConnectOptions {
+  const what = 'channels.connect options';
+  if (options.timeoutMs !== undefined) checkMs(options.timeoutMs, ['timeoutMs'], what);
+  const poll = options.pollIntervalMs;
+  if (poll !== undefined && !(typeof poll === 'number' && poll >= MIN_POLL_MS && poll <= MAX_TIMER_MS)) {
+    throw optionError(
+      ['pollIntervalMs'],
+      `a number of milliseconds >= ${MIN_POLL_MS} and <= ${MAX_TIMER_MS}`,
+      poll,
+      what,
+    );
+  }
+  return options;
 }

@@ -4,8 +4,14 @@ import type { ChannelSignal } from './signals.js';
 /** Signals kept at most while the flow is busy (a flood drops the oldest). */
 const MAX_SIGNALS = 256;
 
-/** A check of `channels.get`, asked for by the flow itself (e.g. after a 2FA code). */
-export type InboxItem = ChannelSignal | { type: 'check' };
+/**
+ * What the flow waits on: a channel's status, its QR read into PNG bytes, or a check of
+ * `channels.get` asked for by the flow itself (e.g. after a 2FA code).
+ */
+export type InboxItem =
+  | Exclude<ChannelSignal, { type: 'qr' }>
+  | { type: 'png'; png: Uint8Array }
+  | { type: 'check' };
 
 /**
  * The signals heard for one channel, in order, bounded. Before the channel id is known (the
@@ -22,8 +28,13 @@ export class Inbox {
     this.#items = this.#items.filter(([from]) => from === id || from === undefined);
   }
 
+  /** Whether a signal of this channel is kept: any before the flow's own channel is known. */
+  accepts(channelId: string | undefined): boolean {
+    return channelId === undefined || this.#channelId === undefined || channelId === this.#channelId;
+  }
+
   push(channelId: string | undefined, item: InboxItem): void {
-    if (channelId !== undefined && this.#channelId !== undefined && channelId !== this.#channelId) return;
+    if (!this.accepts(channelId)) return;
     if (this.#items.length >= MAX_SIGNALS) this.#items.shift();
     this.#items.push([channelId, item]);
     this.#wake?.();

@@ -16,8 +16,10 @@ export type ConnectStep =
   | { kind: 'active'; channelId: string; channel: Channel };
 
 /**
- * What `channels.connect` needs of its `hooks`: to hear every decoded delivery. A `WebhookHandler`
- * (from `messaging-gateway-sdk/webhooks`) is one.
+ * The `hooks` of `channels.connect`: the `WebhookHandler` (from `messaging-gateway-sdk/webhooks`)
+ * receiving the account's deliveries. The flow hears each delivery as that handler decodes it,
+ * before any dispatch, so it works whatever the handler's `dispatch` (a queue function included);
+ * it adds no listener of its own. A QR that cannot be read is reported on the handler's `'error'`.
  */
 export interface ConnectHooks {
   /** Adds a listener of every decoded delivery. */
@@ -30,7 +32,10 @@ export interface ConnectHooks {
 export interface ConnectOptions {
   /** The WebhookHandler that receives this account's deliveries (API v2 or v3). */
   hooks: ConnectHooks;
-  /** Reject with GatewayTimeoutError when the channel is not active after this long (ms). @default 300000 */
+  /**
+   * Reject with GatewayTimeoutError when the channel is not active after this long (ms): from 1
+   * up to 2³¹−1, else a GatewayValidationError before any channel is created. @default 300000
+   */
   timeoutMs?: number;
   /** Stops the flow: the iteration rejects with GatewayAbortError and nothing stays subscribed. */
   signal?: AbortSignal;
@@ -41,7 +46,8 @@ export interface ConnectOptions {
   pairingPhone?: string;
   /**
    * When no webhook about the channel arrived for this long, read `channels.get` (the delivery may
-   * have reached another instance of a fleet). @default 5000
+   * have reached another instance of a fleet). At least 1000 (and at most 2³¹−1), else a
+   * GatewayValidationError before any channel is created. @default 5000
    */
   pollIntervalMs?: number;
 }

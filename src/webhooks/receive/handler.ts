@@ -16,7 +16,7 @@ import {
   type WebhookEvents,
 } from './events.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
-import { Pipeline, type PipelineParts } from './pipeline.js';
+import { Pipeline, type PipelineParts, type TraceDelivery } from './pipeline.js';
 import { Reporter } from './reporting.js';
 import { type WebhookRequest, type WebhookResponse, withoutSecret } from './request.js';
 import { Verifier } from './verify.js';
@@ -59,6 +59,7 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
     const o = resolveHandlerOptions(options);
     const reporter = new Reporter(listeners);
     this.#parts = {
+      owner: this,
       options: o,
       verifier: new Verifier(o.secret, o.v3AuthToken),
       claims: o.dedupe && new Claims(o.dedupe, o.leaseMs, o.dedupeTtlMs),
@@ -113,25 +114,32 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
     const url = String(context.url ?? '');
     const report = { request: { method: 'RECEIVE', url }, webhook };
     const given: ListenerContext = { ...context, url: withoutSecret(url) };
-    const failures = await traced(
+    // Thrown inside the trace, so its span is marked as failed, under the outcome row it meets.
+    await traced(
       channels.webhook,
       () => describeWebhook({}, webhook),
-      () => runListeners(this.#parts, webhook, report, given),
+      async (trace?: WebhookTrace) => {
+        const failures = await runListeners(this.#parts, webhook, report, given);
+        if (trace) trace.outcome = failures.length === 0 ? 'accepted' : 'listenerFailed';
+        if (failures.length > 0) throw listenersFailed(webhook, failures);
+      },
     );
-    if (failures.length === 0) return;
-    const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;
-    throw new GatewayError(`${what} failed: ${messageOf(failures[0])}`, {
-      cause: failures[0],
-      retryable: true,
-    });
   }
 
   /** Handles one delivery: the framework-free core behind every adapter. Never throws. */
   handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
-    return traced(
-      channels.webhook,
-      (): WebhookTrace => ({}),
-      (trace) => this.#pipeline.handle(request, options.waitUntil, trace),
-    );
+    return this.#pipeline.handle(request, options.waitUntil, traceDelivery);
   }
+}
+
+/** A delivery's processing, traced on the webhook channel once it is authenticated and read. */
+const traceDelivery: TraceDelivery = (work) => traced(channels.webhook, (): WebhookTrace => ({}), work);
+
+/** What `receive` rejects with when listeners failed: retryable, so the queue tries the job again. */
+function listenersFailed(webhook: Webhook, failures: unknown[]): GatewayError {
+  const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;
+  return new GatewayError(`${what} failed: ${messageOf(failures[0])}`, {
+    cause: failures[0],
+    retryable: true,
+  });
 }

@@ -1,4 +1,5 @@
 import { GatewayError, WebhookAuthError, WebhookParseError } from '../../core/errors.js';
+import { notifyDecoded } from '../../internal/decoded-deliveries.js';
 import { readJsonBody } from '../decode/json-body.js';
 import { copyParsed, decodeAs, surfaceOf, type Webhook } from '../decode/parse.js';
 import type { BackgroundTasks } from './background-tasks.js';
@@ -26,8 +27,22 @@ const MISSING_BODY =
 /** What a delivery that is not a CRM request answers with: no reply, nothing to keep. */
 const NO_REPLY: Answered = { reply: undefined, kept: true };
 
+/** An authenticated delivery's body, read. */
+interface Admitted {
+  body: unknown;
+  auth: Authentication;
+}
+
+/** Runs a delivery's processing traced (see `traced`), or as it is. */
+export type TraceDelivery = (
+  work: (trace?: WebhookTrace) => Promise<WebhookResponse>,
+) => Promise<WebhookResponse>;
+const untraced: TraceDelivery = (work) => work();
+
 /** Everything the pipeline's steps use, built once by the handler. */
 export interface PipelineParts extends AnswerParts, DispatchParts {
+  /** The handler: whose watchers hear each decoded delivery (see `notifyDecoded`). */
+  owner: object;
   options: ResolvedHandlerOptions;
   verifier: Verifier;
   keys: DeliveryKeys;
@@ -47,11 +62,14 @@ export class Pipeline {
     this.#parts = parts;
   }
 
-  /** Handles one delivery, from its request to its answer. Never throws. */
+  /**
+   * Handles one delivery, from its request to its answer. Never throws. The delivery is traced
+   * (`trace`) only once it is authenticated and its body read: a refused request is not a delivery.
+   */
   async handle(
     request: WebhookRequest,
     waitUntil: Delivery['waitUntil'],
-    trace?: WebhookTrace,
+    trace: TraceDelivery = untraced,
   ): Promise<WebhookResponse> {
     const method = String(request.method ?? '');
     const delivery: Delivery = {
@@ -59,13 +77,14 @@ export class Pipeline {
       waitUntil,
       stage: 'read',
     };
-    let ending: Ending;
-    try {
-      ending = await this.#run(request, delivery);
-    } catch (error) {
-      this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
-      ending = { outcome: 'unexpected' };
-    }
+    const admitted = await this.#guard(delivery, () => this.#admit(request, delivery));
+    if ('outcome' in admitted) return answerOf(admitted.outcome, admitted.reply); // no key is held yet
+    return trace((t) => this.#process(admitted, delivery, t));
+  }
+
+  /** decode → claim → answer → dispatch → settle, and the answer. */
+  async #process(admitted: Admitted, delivery: Delivery, trace?: WebhookTrace): Promise<WebhookResponse> {
+    const ending = await this.#guard(delivery, () => this.#run(admitted, delivery));
     await this.#settle(ending, delivery);
     const response = answerOf(ending.outcome, ending.reply);
     if (trace) {
@@ -76,25 +95,39 @@ export class Pipeline {
     return response;
   }
 
-  /**
-   * verify → read → decode → claim → answer → dispatch: each step gives what the next one needs,
-   * or how the delivery ended.
-   */
-  async #run(request: WebhookRequest, delivery: Delivery): Promise<Ending> {
+  /** Runs a step; anything it throws is reported and ends the delivery as `unexpected`. */
+  async #guard<T extends object>(delivery: Delivery, step: () => Promise<T | Ending>): Promise<T | Ending> {
+    try {
+      return await step();
+    } catch (error) {
+      this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
+      return { outcome: 'unexpected' };
+    }
+  }
+
+  /** verify → read: the body of an authenticated delivery, or how the request was refused. */
+  async #admit(request: WebhookRequest, delivery: Delivery): Promise<Ending | Admitted> {
     if (String(request.method).toUpperCase() !== 'POST') return { outcome: 'methodNotAllowed' };
     const auth = this.#parts.verifier.verify(request);
     if (!auth) return this.#refuse(request, delivery);
-    const { maxBodyBytes, bodyTimeoutMs, replyTimeoutMs } = this.#parts.options;
+    const { maxBodyBytes, bodyTimeoutMs } = this.#parts.options;
     if (Number(header(request.headers, 'content-length')) > maxBodyBytes) return { outcome: 'tooLarge' };
     const read = this.#bodyOf(
       await readRequestBody(request.body, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }),
       delivery,
     );
-    if ('outcome' in read) return read;
-    const decoded = this.#decode(read.body, auth, delivery);
+    return 'outcome' in read ? read : { body: read.body, auth };
+  }
+
+  /**
+   * decode → claim → answer → dispatch: each step gives what the next one needs, or how the
+   * delivery ended.
+   */
+  async #run({ body, auth }: Admitted, delivery: Delivery): Promise<Ending> {
+    const decoded = this.#decode(body, auth, delivery);
     if ('outcome' in decoded) return decoded;
     const { webhook } = decoded;
-    const deadline = Date.now() + replyTimeoutMs; // the answer and the dispatch after it share it
+    const deadline = Date.now() + this.#parts.options.replyTimeoutMs; // the answer and the dispatch after it share it
     const claimed = await this.#claim(webhook, decoded.value, delivery);
     if ('outcome' in claimed) return claimed;
     return await this.#answerAndDispatch(webhook, delivery, deadline, claimed.kept);
@@ -147,6 +180,9 @@ export class Pipeline {
     const { webhook } = decoded;
     delivery.context.webhook = webhook;
     if (webhook.rejected.length > 0) this.#parts.reporter.rejectedItems(webhook, delivery.context);
+    notifyDecoded(this.#parts.owner, webhook, (error) =>
+      this.#parts.reporter.report(asGatewayError(error), delivery.context, 'decode'),
+    );
     return { webhook, value: parsed.value };
   }
 
