@@ -75,6 +75,20 @@ describe('createLambdaHandler: each event source AWS sends', () => {
     expect(seen).toEqual([{ url: '/hooks?account=7' }]);
   });
 
+  it('a body flagged base64 that is not base64: answered, never a rejection', async () => {
+    const { handler, seen } = receiving();
+    const garbage = httpApiEvent('/hooks', `secret=${ENCODED}`, { body: '!!! not base64 ***' });
+    garbage.isBase64Encoded = true;
+    expect((await handler(garbage)).statusCode).toBe(400);
+    const wrongSecret = httpApiEvent('/hooks', 'secret=no', { body: '%%%' });
+    wrongSecret.isBase64Encoded = true;
+    expect((await handler(wrongSecret)).statusCode).toBe(401);
+    const flaggedText = httpApiEvent('/hooks', `secret=${ENCODED}`, { body: messageAdd() });
+    flaggedText.isBase64Encoded = true; // a test harness's mistake: the text is read as it is
+    expect((await handler(flaggedText)).statusCode).toBe(200);
+    expect(seen).toHaveLength(1);
+  });
+
   it('answers an event that is not an HTTP request 405, never a throw', async () => {
     const { handler } = receiving();
     const result = await handler({ Records: [] } as never);
