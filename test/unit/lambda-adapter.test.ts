@@ -159,6 +159,32 @@ describe('createLambdaHandler: nothing runs after the function returns', () => {
     expect(finished).toBe(true);
   });
 
+  it("resolves only after an 'await' listener that outlived replyTimeoutMs finished", async () => {
+    const { hooks, handler } = receiving({ dispatch: 'await', replyTimeoutMs: 20 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let finished = false;
+    hooks.on('message.add', async () => {
+      await gate;
+      finished = true;
+    });
+    let resolved = false;
+    const delivery = messageAdd();
+    const result = handler(httpApiEvent('/hooks', `secret=${ENCODED}`, { body: delivery })).then((r) => {
+      resolved = true;
+      return r;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60)); // past the answer's deadline
+    expect(resolved).toBe(false); // the listener still runs: Lambda must not freeze it mid-way
+    release();
+    expect((await result).statusCode).toBe(500); // answered late, as failed: the service sends it again
+    expect(finished).toBe(true);
+    const again = await handler(httpApiEvent('/hooks', `secret=${ENCODED}`, { body: delivery }));
+    expect(JSON.parse(again.body)).toEqual({ ok: true, duplicate: true }); // the key was settled before the return
+  });
+
   it('builds the handler on first use from a function', async () => {
     let built = 0;
     const handler = createLambdaHandler(() => {

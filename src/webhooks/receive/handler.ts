@@ -26,7 +26,9 @@ export interface HandleOptions {
   /**
    * Keeps the runtime alive for work after the answer (background listeners): Cloudflare Workers'
    * `ctx.waitUntil`, Vercel's `waitUntil`. Without it such a runtime may stop them mid-way. It is
-   * given the background dispatch of each delivery answered 200 under `dispatch: 'background'`.
+   * given the background dispatch of each delivery answered 200 under `dispatch: 'background'`,
+   * and the work still running past `replyTimeoutMs` (a responder, 'await' listeners, a queue
+   * function) with the settling of its delivery's key.
    */
   waitUntil?: (promise: Promise<unknown>) => void;
 }

@@ -243,17 +243,22 @@ export class Pipeline {
 
   /**
    * settle: applies the outcome's rule to the claimed key; work still running past the answer
-   * decides it when it ends. A store that fails here changes no answer: the work is done (or
-   * failed) already, and a claim not released ends with its lease.
+   * decides it when it ends, and is handed to `waitUntil` with the key's settling, so a function
+   * runtime does not freeze it mid-way. A store that fails here changes no answer: the work is
+   * done (or failed) already, and a claim not released ends with its lease.
    */
   #settle(ending: Ending, delivery: Delivery): Promise<void> | undefined {
     const { claim, lateWork } = delivery;
-    if (!claim) return;
-    if (!lateWork) return this.#applyKey(OUTCOMES[ending.outcome].key, ending.reply, delivery);
-    void lateWork.then(
-      (action) => this.#applyKey(action, ending.reply, delivery),
+    if (!lateWork) return claim && this.#applyKey(OUTCOMES[ending.outcome].key, ending.reply, delivery);
+    const settled = lateWork.then(
+      (action) => claim && this.#applyKey(action, ending.reply, delivery),
       (error: unknown) => this.#parts.reporter.report(asGatewayError(error), delivery.context, 'dedupe'),
     );
+    try {
+      delivery.waitUntil?.(settled);
+    } catch (error) {
+      this.#parts.reporter.report(asGatewayError(error, 'waitUntil failed'), delivery.context, 'dispatch');
+    }
   }
 
   /** Completes or releases the delivery's key; a store failure is reported, never thrown. */
