@@ -134,53 +134,50 @@ describe('createLambdaHandler: the answer in the shape of its source', () => {
   });
 });
 
+/**
+ * A handler whose 'message.add' listener waits for `release`, and the invocation of one delivery
+ * (`delivery`) with whether its promise resolved yet.
+ */
+function gatedInvocation(options: ConstructorParameters<typeof WebhookHandler>[0], delivery = messageAdd()) {
+  const { handler, hooks } = receiving(options);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const state = { finished: false, resolved: false };
+  hooks.on('message.add', async () => {
+    await gate;
+    state.finished = true;
+  });
+  const result = handler(httpApiEvent('/hooks', `secret=${ENCODED}`, { body: delivery })).then((r) => {
+    state.resolved = true;
+    return r;
+  });
+  return { handler, release, state, result };
+}
+
 describe('createLambdaHandler: nothing runs after the function returns', () => {
   it("resolves only after 'background' listeners finished", async () => {
-    const { hooks, handler } = receiving({ dispatch: 'background' });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let finished = false;
-    hooks.on('message.add', async () => {
-      await gate;
-      finished = true;
-    });
-    let resolved = false;
-    const result = handler(httpApiEvent('/hooks', `secret=${ENCODED}`, { body: messageAdd() })).then((r) => {
-      resolved = true;
-      return r;
-    });
+    const { release, state, result } = gatedInvocation({ dispatch: 'background' });
     await settle();
     await settle();
-    expect(resolved).toBe(false); // the listener still waits: Lambda must not freeze yet
+    expect(state.resolved).toBe(false); // the listener still waits: Lambda must not freeze yet
     release();
     expect((await result).statusCode).toBe(200);
-    expect(finished).toBe(true);
+    expect(state.finished).toBe(true);
   });
 
   it("resolves only after an 'await' listener that outlived replyTimeoutMs finished", async () => {
-    const { hooks, handler } = receiving({ dispatch: 'await', replyTimeoutMs: 20 });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let finished = false;
-    hooks.on('message.add', async () => {
-      await gate;
-      finished = true;
-    });
-    let resolved = false;
     const delivery = messageAdd();
-    const result = handler(httpApiEvent('/hooks', `secret=${ENCODED}`, { body: delivery })).then((r) => {
-      resolved = true;
-      return r;
-    });
+    const { handler, release, state, result } = gatedInvocation(
+      { dispatch: 'await', replyTimeoutMs: 20 },
+      delivery,
+    );
     await new Promise((resolve) => setTimeout(resolve, 60)); // past the answer's deadline
-    expect(resolved).toBe(false); // the listener still runs: Lambda must not freeze it mid-way
+    expect(state.resolved).toBe(false); // the listener still runs: Lambda must not freeze it mid-way
     release();
     expect((await result).statusCode).toBe(500); // answered late, as failed: the service sends it again
-    expect(finished).toBe(true);
+    expect(state.finished).toBe(true);
     const again = await handler(httpApiEvent('/hooks', `secret=${ENCODED}`, { body: delivery }));
     expect(JSON.parse(again.body)).toEqual({ ok: true, duplicate: true }); // the key was settled before the return
   });
