@@ -44,4 +44,19 @@ export interface DedupeStore {
    * key: a holder whose lease ran out never frees the claim of the attempt that took over.
    */
   release(key: string, token?: string): void | Promise<void>;
+  /**
+   * Optional: a store in the CRM's own database runs a CRM responder inside a transaction that
+   * also keeps its reply with `key`, so the CRM's rows written through `tx` and the reply commit
+   * together or not at all. The key is held while the transaction lives and freed when it ends,
+   * however it ends (a crash included): the service's next attempt is processed at once.
+   * Resolves to `processing` (another attempt holds the key: 409), `done` (with its reply), or
+   * `claimed` with the reply, kept with the key: the one `respond` gave, or the one an earlier
+   * attempt kept (then `respond` did not run). Rejects, with nothing kept, when `respond` fails.
+   * Stores without it claim, then keep the reply, as above.
+   */
+  respondInTransaction?(
+    key: string,
+    respond: (tx: unknown) => Promise<unknown>,
+    ttlMs: number,
+  ): Promise<ClaimResult>;
 }

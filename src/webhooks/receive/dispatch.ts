@@ -5,8 +5,8 @@ import { settleListeners } from '../../internal/settle-listeners.js';
 import type { Webhook } from '../decode/parse.js';
 import type { Slot } from './background-tasks.js';
 import type { Delivery } from './delivery.js';
-import { eventName, type WebhookEvents } from './events.js';
-import type { DispatchMode } from './options.js';
+import { eventName, type ListenerContext, type WebhookEvents } from './events.js';
+import type { DispatchMode, WebhookQueue } from './options.js';
 import { asGatewayError, type ReportContext, type Reporter } from './reporting.js';
 
 /** How a dispatch under 'await' or a queue function ended within the answer's deadline. */
@@ -22,18 +22,21 @@ export interface DispatchParts {
 
 /**
  * Runs the listeners of the delivery's kind (of each kind, for a v3 body of several) and of
- * 'webhook' (once, with the whole delivery), all at once; reports each failure and gives them
- * back (empty when every listener succeeded).
+ * 'webhook' (once, with the whole delivery), all at once, each given `listenerContext` as its
+ * second argument; reports each failure and gives them back (empty when every listener succeeded).
  */
 export async function runListeners(
   parts: DispatchParts,
   webhook: Webhook,
   context: ReportContext,
+  listenerContext: ListenerContext = {},
 ): Promise<unknown[]> {
   const { listeners } = parts;
   const kinds = webhook.api === 'v3' && webhook.also ? [webhook, ...webhook.also] : [webhook];
-  const runs = kinds.map((part) => settleListeners(listeners, eventName(part), part));
-  if (listeners.entries('webhook').length > 0) runs.push(settleListeners(listeners, 'webhook', webhook));
+  const runs = kinds.map((part) => settleListeners(listeners, eventName(part), part, listenerContext));
+  if (listeners.entries('webhook').length > 0) {
+    runs.push(settleListeners(listeners, 'webhook', webhook, listenerContext));
+  }
   const failures =
     runs.length === 1 ? await (runs[0] as Promise<unknown[]>) : (await Promise.all(runs)).flat();
   if (failures.length > 0) parts.reporter.listenersFailed(failures, webhook, context);
@@ -86,10 +89,13 @@ async function awaitListeners(parts: DispatchParts, webhook: Webhook, delivery: 
   return (await runListeners(parts, webhook, delivery.context)).length === 0;
 }
 
-/** Whether the queue function resolved (its failure reported). */
+/** Whether the queue function (or the queue's `enqueue`, given the delivery's key) resolved (its failure reported). */
 async function enqueue(parts: DispatchParts, webhook: Webhook, delivery: Delivery): Promise<boolean> {
+  const queue = parts.mode as ((webhook: Webhook) => Promise<unknown>) | WebhookQueue;
   try {
-    await (parts.mode as (webhook: Webhook) => Promise<unknown>)(webhook);
+    await (typeof queue === 'function'
+      ? queue(webhook)
+      : queue.enqueue(webhook, { key: delivery.claim?.key }));
     return true;
   } catch (error) {
     parts.reporter.report(

@@ -24,8 +24,18 @@ export interface ErrorContext {
   stage: 'read' | 'auth' | 'decode' | 'dedupe' | 'respond' | 'dispatch' | 'listener';
 }
 
+/** The second argument of a listener. */
+export interface ListenerContext {
+  /**
+   * The database transaction the listener runs in, when a store runs listeners inside one (the
+   * PostgreSQL inbox's worker: a pg client inside BEGIN, a postgres.js `sql` of `sql.begin`, a
+   * PGlite transaction). Writes made through it commit together with the delivery's completion.
+   */
+  tx?: unknown;
+}
+
 /** A listener may be sync or async; a rejection is reported on 'error', never lost. */
-type Listener<A> = (arg: A) => void | Promise<void>;
+type Listener<A> = (arg: A, context: ListenerContext) => void | Promise<void>;
 
 /**
  * The events of a WebhookHandler: one per v2 event kind (the narrowed delivery), `unknown` for v2
@@ -53,6 +63,12 @@ export interface ResponderContext {
    * since the service sees a failure and may send the request again.
    */
   signal: AbortSignal;
+  /**
+   * The database transaction the responder runs in, when the dedupe store runs responders inside
+   * one (`postgresStore(db).dedupe`): the CRM's rows written through it commit together with the
+   * reply kept for the delivery's key, or not at all.
+   */
+  tx?: unknown;
 }
 
 /** The requests of the service that the CRM must answer with a created entity. */

@@ -8,7 +8,13 @@ import { Claims } from './claims.js';
 import { DeliveryKeys } from './delivery-key.js';
 import { describeWebhook, type WebhookTrace } from './diagnostics.js';
 import { runListeners } from './dispatch.js';
-import { eventName, type ResponderKind, type Responders, type WebhookEvents } from './events.js';
+import {
+  eventName,
+  type ListenerContext,
+  type ResponderKind,
+  type Responders,
+  type WebhookEvents,
+} from './events.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { Pipeline, type PipelineParts } from './pipeline.js';
 import { Reporter } from './reporting.js';
@@ -93,15 +99,16 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
 
   /**
    * Runs the listeners of a decoded delivery: what a queue worker calls with the webhook that
-   * a `dispatch` function queued. Each failure is reported on 'error' too.
+   * a `dispatch` function queued. Each failure is reported on 'error' too. `context` reaches each
+   * listener as its second argument (the PostgreSQL inbox's worker passes its transaction as `tx`).
    * @throws GatewayError (retryable) when a listener failed, so the queue tries the job again
    */
-  async receive(webhook: Webhook): Promise<void> {
-    const context = { request: { method: 'RECEIVE', url: '' }, webhook };
+  async receive(webhook: Webhook, context: ListenerContext = {}): Promise<void> {
+    const report = { request: { method: 'RECEIVE', url: '' }, webhook };
     const failures = await traced(
       channels.webhook,
       () => describeWebhook({}, webhook),
-      () => runListeners(this.#parts, webhook, context),
+      () => runListeners(this.#parts, webhook, report, context),
     );
     if (failures.length === 0) return;
     const what = `${failures.length} listener${failures.length > 1 ? 's' : ''} of ${String(eventName(webhook))}`;

@@ -1,0 +1,118 @@
+import { GatewayError } from '../core/errors.js';
+import { messageOf } from '../internal/message-of.js';
+import type { Webhook } from '../webhooks/decode/parse.js';
+import type { ListenerContext } from '../webhooks/receive/events.js';
+import type { Database, Row, SqlSession } from './driver.js';
+import { consoleErrors, countOption, type LoopErrorHandler, PollLoops } from './poll-loops.js';
+import type { Tables } from './schema.js';
+
+/** What a worker needs of a `WebhookHandler`: its `receive`. */
+export interface ReceivingHandler {
+  receive(webhook: Webhook, context?: ListenerContext): Promise<void>;
+}
+
+/** Options of `store.inbox.work`. */
+export interface InboxWorkOptions {
+  /** Deliveries processed at once by this worker. @default 1 */
+  concurrency?: number;
+  /** Attempts before a delivery is dead (kept, reported, `store.inbox.retry(id)` puts it back). @default 10 */
+  maxAttempts?: number;
+  /** How often an idle worker looks for deliveries (ms). @default 200 */
+  pollIntervalMs?: number;
+  /**
+   * Called with each dead delivery's error (its message names the row id) and each database
+   * failure. Listener failures are also reported on the handler's 'error'.
+   * @default a console warning, at most 10 lines a minute
+   */
+  onError?: LoopErrorHandler;
+}
+
+/** A running worker: `await worker.stop()` lets the deliveries under way finish, then stops. */
+export interface InboxWorker {
+  /** Stops taking deliveries; resolves when those under way are done (or rolled back). */
+  stop(): Promise<void>;
+}
+
+/** The wait before attempt `n + 1` after `n` failed: about a second, doubling, at most a minute. */
+export function backoffMs(attempts: number): number {
+  return Math.min(60_000, 1_000 * 2 ** Math.max(0, attempts - 1));
+}
+
+/** Starts the loops of a worker; see `PostgresInbox.work`. */
+export function startInboxWorker(
+  db: Database,
+  t: Tables,
+  hooks: ReceivingHandler,
+  options: InboxWorkOptions,
+): InboxWorker {
+  const concurrency = countOption(options.concurrency, 1, 'inbox.work option concurrency');
+  const maxAttempts = countOption(options.maxAttempts, 10, 'inbox.work option maxAttempts');
+  const pollIntervalMs = countOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
+  const onError = options.onError ?? consoleErrors('inbox.work');
+  const step = () => processOne(db, t, hooks, maxAttempts, onError);
+  return new PollLoops(concurrency, pollIntervalMs, step, onError);
+}
+
+// The oldest due delivery no other worker holds, unless an earlier one of its chat is pending
+// (being processed, or waiting for its next attempt): a chat's deliveries run in order.
+const takeSql = (t: Tables) =>
+  `SELECT id::text AS id, webhook, attempts FROM ${t.inbox} i
+   WHERE state = 'pending' AND run_at <= now()
+     AND (chat IS NULL OR NOT EXISTS (
+       SELECT 1 FROM ${t.inbox} e WHERE e.chat = i.chat AND e.state = 'pending' AND e.id < i.id))
+   ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+
+/**
+ * Takes one delivery and runs its listeners in the transaction that marks it done. A failing
+ * listener rolls back to the savepoint before them, and the attempt is counted in the same
+ * transaction (so no other worker takes the delivery before its backoff). False when none was due.
+ */
+async function processOne(
+  db: Database,
+  t: Tables,
+  hooks: ReceivingHandler,
+  maxAttempts: number,
+  onError: LoopErrorHandler,
+): Promise<boolean> {
+  const dead = await db.transaction(async (tx, handle) => {
+    const [row] = await tx.query(takeSql(t));
+    if (!row) return false;
+    await tx.query('SAVEPOINT mgsdk_listeners');
+    try {
+      await hooks.receive(row.webhook as Webhook, { tx: handle });
+    } catch (error) {
+      await tx.query('ROLLBACK TO SAVEPOINT mgsdk_listeners');
+      return failed(tx, t, row, error, maxAttempts);
+    }
+    await tx.query(
+      `UPDATE ${t.inbox} SET state = 'done', attempts = attempts + 1, done_at = now() WHERE id = $1::bigint`,
+      [row.id],
+    );
+    return undefined;
+  });
+  if (dead) onError(dead);
+  return dead !== false;
+}
+
+/** Counts a failed attempt: due again after its backoff, or dead (the error to report). */
+async function failed(
+  tx: SqlSession,
+  t: Tables,
+  row: Row,
+  error: unknown,
+  maxAttempts: number,
+): Promise<GatewayError | undefined> {
+  const attempts = Number(row.attempts) + 1;
+  const isDead = attempts >= maxAttempts;
+  const why = messageOf(error).slice(0, 500);
+  await tx.query(
+    `UPDATE ${t.inbox} SET attempts = $2, state = $3, last_error = $4,
+       run_at = now() + $5::float8 * interval '1 millisecond' WHERE id = $1::bigint`,
+    [row.id, attempts, isDead ? 'dead' : 'pending', why, backoffMs(attempts)],
+  );
+  if (!isDead) return undefined;
+  return new GatewayError(
+    `Inbox delivery ${String(row.id)} is dead after ${attempts} attempts (last: ${why}); store.inbox.retry('${String(row.id)}') puts it back`,
+    { cause: error },
+  );
+}
