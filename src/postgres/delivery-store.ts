@@ -52,6 +52,8 @@ const recordSql = (t: Tables) => `
 export class PostgresDeliveryStore implements DeliveryStore {
   readonly #db: Database;
   readonly #t: Tables;
+  readonly #feeds = new Set<DeliveryFeed>();
+  #listening: Promise<() => Promise<void>> | undefined;
 
   constructor(db: Database, tables: Tables) {
     this.#db = db;
@@ -98,17 +100,47 @@ export class PostgresDeliveryStore implements DeliveryStore {
     return row ? String(row.request_id) : undefined;
   }
 
-  /** Sends every entry recorded from now on, by any instance, to `feed` (LISTEN); resolves once listening. */
+  /**
+   * Sends every entry recorded from now on, by any instance, to `feed`; resolves once listening.
+   * One LISTEN per store (one connection of a pg Pool) feeds every tracker that uses it.
+   */
   async subscribe(feed: DeliveryFeed): Promise<void> {
-    await this.#db.listen(statusChannel(this.#t), (payload) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(payload);
-      } catch {
-        return; // not written by this store
-      }
-      const entry = isRecord(parsed) ? entryOf(parsed) : undefined;
-      if (entry) feed.entry(entry);
-    });
+    this.#feeds.add(feed);
+    this.#listening ??= this.#db.listen(
+      statusChannel(this.#t),
+      (payload) => this.#announced(payload),
+      () => this.#lost(),
+    );
+    try {
+      await this.#listening;
+    } catch (error) {
+      this.#listening = undefined; // the next wait tries again
+      throw error;
+    }
+  }
+
+  #announced(payload: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      return; // not written by this store
+    }
+    const entry = isRecord(parsed) ? entryOf(parsed) : undefined;
+    if (entry) for (const feed of this.#feeds) feed.entry(entry);
+  }
+
+  /** The listening connection broke: waits read again, and the next subscribe listens anew. */
+  #lost(): void {
+    this.#listening = undefined;
+    for (const feed of this.#feeds) feed.resync();
+  }
+
+  /** Stops listening (the database handle passed in stays open: it is the caller's). */
+  async close(): Promise<void> {
+    const listening = this.#listening;
+    this.#listening = undefined;
+    this.#feeds.clear();
+    await (await listening?.catch(() => undefined))?.();
   }
 }

@@ -21,8 +21,15 @@ export interface SqlSession {
 export interface SqlDriver extends SqlSession {
   /** Runs `fn` inside BEGIN … COMMIT (ROLLBACK when it throws). */
   transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T>;
-  /** Calls `onPayload` with each NOTIFY on `channel` from now on; resolves once listening. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onPayload` with each NOTIFY on `channel` from now on; resolves once listening, to the
+   * function that stops it. `onLost` is called when the listening connection breaks.
+   */
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: () => void,
+  ): Promise<() => Promise<void>>;
 }
 
 /** The database handles `postgresStore` accepts: a pg `Pool` or `Client`, a postgres.js `sql`, a PGlite. */
@@ -72,8 +79,12 @@ export class Database implements SqlSession {
   }
 
   /** LISTEN on `channel`; resolves to the function that stops it. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
-    return this.#driver.listen(channel, onPayload);
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: () => void,
+  ): Promise<() => Promise<void>> {
+    return this.#driver.listen(channel, onPayload, onLost);
   }
 }
 

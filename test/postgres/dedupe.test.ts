@@ -10,7 +10,12 @@ const contactAdd = (key: string) => {
   const body = fixture('v2', 'crm_entities.contact_add') as { meta: { idempotency_key: string } };
   return JSON.stringify({ ...body, meta: { ...body.meta, idempotency_key: key } });
 };
-const post = (body: string) => ({ method: 'POST', url: HOOK_URL, headers: { 'content-type': 'application/json' }, body });
+const post = (body: string) => ({
+  method: 'POST',
+  url: HOOK_URL,
+  headers: { 'content-type': 'application/json' },
+  body,
+});
 
 for (const target of postgresTargets()) {
   describe(`store.dedupe on ${target.name}`, () => {
@@ -25,12 +30,17 @@ for (const target of postgresTargets()) {
     afterEach(async () => opened.close());
 
     const handler = () => {
-      const hooks = new WebhookHandler({ secret: 'hook-secret', dedupe: opened.store.dedupe, dispatch: 'await' });
+      const hooks = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: opened.store.dedupe,
+        dispatch: 'await',
+      });
       const errors: string[] = [];
       hooks.on('error', (error) => void errors.push(error.message));
       return { hooks, errors };
     };
-    const countContacts = async () => Number((await sqlOn(opened.db, `SELECT count(*)::int AS n FROM ${contacts}`))[0]?.n);
+    const countContacts = async () =>
+      Number((await sqlOn(opened.db, `SELECT count(*)::int AS n FROM ${contacts}`))[0]?.n);
 
     it('migrate() is idempotent: the second run applies nothing', async () => {
       expect(await opened.store.migrate()).toEqual([]);
@@ -39,7 +49,10 @@ for (const target of postgresTargets()) {
     it("runs the responder in a transaction: the CRM's row and the reply commit together; a repeat gets the same reply", async () => {
       const { hooks } = handler();
       hooks.respond('crm_entities.contact_add', async (_event, { tx }) => {
-        const [row] = await sqlOn(tx, `INSERT INTO ${contacts} (name) VALUES ('Ann') RETURNING id::text AS id`);
+        const [row] = await sqlOn(
+          tx,
+          `INSERT INTO ${contacts} (name) VALUES ('Ann') RETURNING id::text AS id`,
+        );
         return { id: String(row?.id), name: 'Ann' };
       });
       const first = await hooks.handle(post(contactAdd('k-1')));

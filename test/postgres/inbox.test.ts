@@ -47,9 +47,13 @@ for (const target of postgresTargets()) {
     afterEach(async () => opened.close());
 
     const inbox = () => opened.store.inbox;
-    const handler = () => new WebhookHandler({ secret: 'hook-secret', dedupe: opened.store.dedupe, dispatch: inbox() });
+    const handler = () =>
+      new WebhookHandler({ secret: 'hook-secret', dedupe: opened.store.dedupe, dispatch: inbox() });
     const rows = async () =>
-      sqlOn(opened.db, `SELECT id::text AS id, key, state, attempts FROM "${opened.schema}".inbox ORDER BY id`);
+      sqlOn(
+        opened.db,
+        `SELECT id::text AS id, key, state, attempts FROM "${opened.schema}".inbox ORDER BY id`,
+      );
     const stored = async () => sqlOn(opened.db, `SELECT chat, text FROM ${messages} ORDER BY id`);
 
     it('stores the delivery with its key before the 200, once however often it comes', async () => {
@@ -66,7 +70,8 @@ for (const target of postgresTargets()) {
     it('a worker runs the listeners with tx and marks the delivery done in that transaction', async () => {
       const hooks = handler();
       hooks.on('message.add', async ({ data }, { tx }) => {
-        for (const m of data) await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m.chat_id, m.text]);
+        for (const m of data)
+          await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m.chat_id, m.text]);
       });
       for (let i = 0; i < 5; i++) await hooks.handle(post(messageAdd(`k-${i}`, `chat-${i % 2}`, `m${i}`)));
       const worker = inbox().work(hooks, { concurrency: 3, pollIntervalMs: 10 });
@@ -80,12 +85,19 @@ for (const target of postgresTargets()) {
       hooks.on('error', () => {});
       let fail = true;
       hooks.on('message.add', async ({ data }, { tx }) => {
-        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [data[0]?.chat_id, data[0]?.text]);
+        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
+          data[0]?.chat_id,
+          data[0]?.text,
+        ]);
         if (fail) throw new Error('CRM down');
       });
       await hooks.handle(post(messageAdd('k-f', 'chat-f', 'once')));
       const reported: GatewayError[] = [];
-      const worker = inbox().work(hooks, { pollIntervalMs: 10, maxAttempts: 2, onError: (e) => void reported.push(e) });
+      const worker = inbox().work(hooks, {
+        pollIntervalMs: 10,
+        maxAttempts: 2,
+        onError: (e) => void reported.push(e),
+      });
       await until(async () => (await rows())[0]?.attempts === 1);
       const [due] = await sqlOn(
         opened.db,
@@ -124,12 +136,16 @@ for (const target of postgresTargets()) {
         await hooks.handle(post(messageAdd(`a${i}`, 'a', `a${i}`)));
         await hooks.handle(post(messageAdd(`b${i}`, 'b', `b${i}`)));
       }
-      const workers = [inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }), inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 })];
+      const workers = [
+        inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }),
+        inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }),
+      ];
       await until(async () => (await stored()).filter((r) => r.chat === 'b').length === 6);
       await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // a0's backoff passed
       await until(async () => (await stored()).length === 12);
       await Promise.all(workers.map((w) => w.stop()));
-      const texts = (chat: string) => (async () => (await stored()).filter((r) => r.chat === chat).map((r) => r.text))();
+      const texts = (chat: string) =>
+        (async () => (await stored()).filter((r) => r.chat === chat).map((r) => r.text))();
       expect(await texts('a')).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
       expect(await texts('b')).toEqual(['b0', 'b1', 'b2', 'b3', 'b4', 'b5']);
     });
@@ -137,7 +153,10 @@ for (const target of postgresTargets()) {
     it('several workers process each delivery exactly once', async () => {
       const hooks = handler();
       hooks.on('message.add', async ({ data }, { tx }) => {
-        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [data[0]?.chat_id, data[0]?.text]);
+        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
+          data[0]?.chat_id,
+          data[0]?.text,
+        ]);
       });
       for (let i = 0; i < 40; i++) await hooks.handle(post(messageAdd(`x${i}`, `c${i % 7}`, `t${i}`)));
       const workers = [1, 2, 3].map(() => inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }));

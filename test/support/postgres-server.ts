@@ -17,7 +17,8 @@ export function postgresBinDir(): string | undefined {
 }
 
 /** How to get a PostgreSQL server (one line). */
-export const POSTGRES_INSTALL = 'apt-get install postgresql (or set POSTGRES_BIN_DIR to the folder of initdb and postgres)';
+export const POSTGRES_INSTALL =
+  'apt-get install postgresql (or set POSTGRES_BIN_DIR to the folder of initdb and postgres)';
 
 /** A running private server. */
 export interface PostgresServer {
@@ -30,7 +31,9 @@ export interface PostgresServer {
 const asRoot = process.getuid?.() === 0;
 
 function command(bin: string, program: string, args: string[]): [string, string[]] {
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]] : [join(bin, program), args];
+  return asRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(bin, program), ...args]]
+    : [join(bin, program), args];
 }
 
 /** initdb into a fresh temp dir (owned by `postgres` when run as root). */
@@ -43,7 +46,17 @@ function initDataDir(bin: string): string {
     chownSync(base, uid, gid);
     chmodSync(base, 0o700);
   }
-  const [cmd, args] = command(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const [cmd, args] = command(bin, 'initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
   execFileSync(cmd, args, { stdio: 'pipe' });
   return data;
 }
@@ -52,8 +65,27 @@ function initDataDir(bin: string): string {
 export async function startPostgresServer(bin: string): Promise<PostgresServer> {
   const data = initDataDir(bin);
   const port = await freePort();
-  const settings = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
-  const [cmd, args] = command(bin, 'postgres', ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', data, ...settings]);
+  const settings = [
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
+  ];
+  const [cmd, args] = command(bin, 'postgres', [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-h',
+    '127.0.0.1',
+    '-k',
+    data,
+    ...settings,
+  ]);
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,12 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
-import { POSTGRES_INSTALL, type PostgresServer, postgresBinDir, startPostgresServer } from './postgres-server.js';
+import {
+  POSTGRES_INSTALL,
+  type PostgresServer,
+  postgresBinDir,
+  startPostgresServer,
+} from './postgres-server.js';
 
 /** One database to run a suite on. */
 export interface PostgresTarget {
@@ -59,6 +64,7 @@ export function postgresTargets(): PostgresTarget[] {
       url,
       async open() {
         const pool = new pg.Pool({ connectionString: url(), max: 20 });
+        pool.on('error', () => {}); // an idle client's connection ended by the server's shutdown
         return { db: pool, close: () => pool.end() };
       },
     },
@@ -91,6 +97,9 @@ export async function openStore(target: PostgresTarget) {
 /** SQL through a transaction handle (or the database) the way a user's code writes through `tx`. */
 export async function sqlOn(handle: unknown, text: string, params: unknown[] = []) {
   const { sessionOf, driverOf } = await import('../../src/postgres/driver.js');
-  const isDatabase = typeof (handle as { begin?: unknown }).begin === 'function' || 'waitReady' in (handle as object) || 'totalCount' in (handle as object);
+  const isDatabase =
+    typeof (handle as { begin?: unknown }).begin === 'function' ||
+    'waitReady' in (handle as object) ||
+    'totalCount' in (handle as object);
   return (isDatabase ? driverOf(handle) : sessionOf(handle)).query(text, params);
 }

@@ -4,9 +4,12 @@ import type { Row, SqlDriver, SqlSession } from '../driver.js';
 interface PgQueryable {
   query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
 }
+type Notification = { channel: string; payload?: string };
 interface PgClientLike extends PgQueryable {
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
-  off(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'notification', listener: (message: Notification) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'notification', listener: (message: Notification) => void): unknown;
+  off(event: 'error', listener: (error: Error) => void): unknown;
 }
 interface PgPoolClient extends PgClientLike {
   release(error?: Error | boolean): void;
@@ -66,16 +69,20 @@ export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
         client.release(broken);
       }
     },
-    async listen(channel, onPayload) {
+    async listen(channel, onPayload, onLost) {
       const client = isPool(db) ? await db.connect() : (db as PgClientLike);
-      const listener = (message: { channel: string; payload?: string }) => {
+      const listener = (message: Notification) => {
         if (message.channel === channel) onPayload(message.payload ?? '');
       };
+      // A broken connection is the pool's to replace; the store hears of it and listens again.
+      const lost = () => onLost?.();
       client.on('notification', listener);
+      client.on('error', lost);
       await client.query(`LISTEN "${channel}"`);
       return async () => {
         client.off('notification', listener);
         await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+        client.off('error', lost);
         if (isPool(db)) (client as PgPoolClient).release();
       };
     },
