@@ -9,6 +9,7 @@ import { decode } from './decode.js';
 import { fakeGateway } from './fake-gateway.js';
 import { HELP } from './help.js';
 import { EXIT, exitQuietlyOnClosedOutput, type Io, processIo, UsageError } from './io.js';
+import { postgres } from './postgres.js';
 import { replay } from './replay.js';
 import { send } from './send.js';
 import { trigger } from './trigger.js';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   decode,
   trigger,
   replay,
+  postgres,
 };
 
 /** Resolves on Ctrl-C or a termination signal. */

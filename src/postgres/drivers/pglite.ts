@@ -1,4 +1,4 @@
-import type { Row, SqlDriver, SqlSession } from '../driver.js';
+import type { Row, SqlDriver, SqlSession } from '../sql-driver.js';
 
 /** What the stores use of a PGlite (and of its transactions). */
 interface PgLiteQueryable {

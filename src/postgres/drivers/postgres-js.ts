@@ -1,4 +1,4 @@
-import type { Row, SqlDriver, SqlSession } from '../driver.js';
+import type { Row, SqlDriver, SqlSession } from '../sql-driver.js';
 
 /** What the stores use of a postgres.js `sql` (and of the `sql` of `sql.begin`). */
 interface PostgresJsLike {
