@@ -10,8 +10,8 @@ export const json = (value: unknown) => (value === undefined ? null : JSON.strin
 /**
  * A {@link DedupeStore} in the CRM's own PostgreSQL; see `postgresStore(db).dedupe`. Keys are rows
  * of `dedupe`: claimed for a lease, kept (released, with the CRM reply a retry must get), or done.
- * A CRM responder runs in a transaction ({@link PostgresDedupeStore.respondInTransaction}) that
- * holds the key with an advisory lock, which dies with the transaction.
+ * The handler processes each delivery in a transaction ({@link PostgresDedupeStore.processInTransaction})
+ * that holds the key with an advisory lock, which dies with the transaction.
  */
 export class PostgresDedupeStore implements DedupeStore {
   readonly #db: Database;
@@ -79,14 +79,13 @@ export class PostgresDedupeStore implements DedupeStore {
   }
 
   /**
-   * Runs `respond` in a transaction holding `key` (a transaction-level advisory lock: it ends with
-   * the transaction, also when the process dies) and keeps its reply with the key in the same
-   * commit. Another attempt meanwhile gets `processing`; a key done or with a kept reply is
-   * answered from the row without running `respond`.
+   * Runs `process` in a transaction holding `key` (a transaction-level advisory lock: it ends with
+   * the transaction, also when the process dies) and marks the key done with its reply in the same
+   * commit. Another attempt meanwhile gets `processing`; a key done already gets its reply.
    */
-  respondInTransaction(
+  processInTransaction(
     key: string,
-    respond: (tx: unknown) => Promise<unknown>,
+    process: (tx: unknown) => Promise<unknown>,
     ttlMs: number,
   ): Promise<ClaimResult> {
     const d = this.#t.dedupe;
@@ -101,11 +100,10 @@ export class PostgresDedupeStore implements DedupeStore {
       );
       if (row?.state === 'done') return { state: 'done', reply: row.reply ?? undefined };
       if (row?.state === 'claimed' && row.live === true) return { state: 'processing' };
-      if (row && row.reply != null) return { state: 'claimed', reply: row.reply };
-      const reply = await respond(handle);
+      const reply = await process(handle);
       await tx.query(
-        `INSERT INTO ${d} AS d (key, state, reply, expires_at) VALUES ($1, 'kept', $2::text::jsonb, ${inMs(3)})
-         ON CONFLICT (key) DO UPDATE SET state = 'kept', token = NULL, lease_until = NULL,
+        `INSERT INTO ${d} AS d (key, state, reply, expires_at) VALUES ($1, 'done', $2::text::jsonb, ${inMs(3)})
+         ON CONFLICT (key) DO UPDATE SET state = 'done', token = NULL, lease_until = NULL,
            reply = EXCLUDED.reply, expires_at = EXCLUDED.expires_at`,
         [key, json(reply), ttlMs],
       );

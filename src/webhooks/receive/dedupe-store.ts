@@ -45,18 +45,19 @@ export interface DedupeStore {
    */
   release(key: string, token?: string): void | Promise<void>;
   /**
-   * Optional: a store in the CRM's own database runs a CRM responder inside a transaction that
-   * also keeps its reply with `key`, so the CRM's rows written through `tx` and the reply commit
-   * together or not at all. The key is held while the transaction lives and freed when it ends,
-   * however it ends (a crash included): the service's next attempt is processed at once.
-   * Resolves to `processing` (another attempt holds the key: 409), `done` (with its reply), or
-   * `claimed` with the reply, kept with the key: the one `respond` gave, or the one an earlier
-   * attempt kept (then `respond` did not run). Rejects, with nothing kept, when `respond` fails.
-   * Stores without it claim, then keep the reply, as above.
+   * Optional: a store in the CRM's own database processes each delivery inside one transaction of
+   * it. `process` runs there, given the driver's transaction handle (the responder gets it as
+   * `tx`, and a dispatch to a queue in the same database writes in it); the key is marked done
+   * with the reply `process` returned in the same commit, for `ttlMs`. The key is held while the
+   * transaction lives and freed when it ends, however it ends (a crash included), so the
+   * service's next attempt is processed at once. Resolves to `processing` (another attempt holds
+   * the key: 409), `done` (processed already, with its reply), or `claimed` with the reply of this
+   * run (done now). Rejects, with nothing written, when `process` rejects. Stores without it are
+   * claimed, then completed or released, as above.
    */
-  respondInTransaction?(
+  processInTransaction?(
     key: string,
-    respond: (tx: unknown) => Promise<unknown>,
+    process: (tx: unknown) => Promise<unknown>,
     ttlMs: number,
   ): Promise<ClaimResult>;
 }

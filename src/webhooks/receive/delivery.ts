@@ -10,7 +10,7 @@ export interface Delivery {
   waitUntil: ((promise: Promise<unknown>) => void) | undefined;
   /** The key this delivery holds a claim on, once it holds one. */
   claim?: Claim;
-  /** The key of a CRM request whose responder the dedupe store runs in a transaction (no claim before). */
+  /** The key the dedupe store holds in a transaction while the delivery is processed (no claim then). */
   transactionKey?: string;
   /** The step under way: what an unexpected failure is reported as. */
   stage: ErrorContext['stage'];

@@ -95,7 +95,7 @@ async function enqueue(parts: DispatchParts, webhook: Webhook, delivery: Deliver
   try {
     await (typeof queue === 'function'
       ? queue(webhook)
-      : queue.enqueue(webhook, { key: delivery.claim?.key }));
+      : queue.enqueue(webhook, { key: delivery.claim?.key ?? delivery.transactionKey }));
     return true;
   } catch (error) {
     parts.reporter.report(

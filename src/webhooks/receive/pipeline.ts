@@ -7,15 +7,14 @@ import type { Delivery, Ending } from './delivery.js';
 import type { DeliveryKeys } from './delivery-key.js';
 import { describeWebhook, type WebhookTrace } from './diagnostics.js';
 import { type DispatchParts, dispatchNow, startBackground } from './dispatch.js';
-import type { ResponderKind } from './events.js';
 import type { ResolvedHandlerOptions } from './options.js';
 import { answerOf, type KeyAction, OUTCOMES, type Outcome } from './outcomes.js';
 import { isProbe } from './probe.js';
+import { processInTransaction } from './process-in-transaction.js';
 import { type BodyRead, readRequestBody } from './read-request-body.js';
 import { asGatewayError } from './reporting.js';
 import { header, type WebhookRequest, type WebhookResponse } from './request.js';
 import { type Answered, type AnswerParts, answer, responderKind } from './responder.js';
-import { answerInTransaction } from './responder-transaction.js';
 import type { Authentication, Verifier } from './verify.js';
 
 const MISSING_BODY =
@@ -158,8 +157,8 @@ export class Pipeline {
     const key = keys.givenKey(webhook) ?? (await keys.derivedKey(webhook, delivery));
     if (key === undefined) return {};
     delivery.stage = 'dedupe';
-    if (claims.store.respondInTransaction && responderKind(webhook)) {
-      delivery.transactionKey = key; // claimed by the responder's transaction, after the slot is reserved
+    if (claims.store.processInTransaction) {
+      delivery.transactionKey = key; // held by the store's transaction, once the slot is reserved
       return {};
     }
     const claimed = await claims.claim(key);
@@ -180,10 +179,12 @@ export class Pipeline {
     const slot = parts.mode === 'background' ? parts.background.reserve() : undefined;
     if (parts.mode === 'background' && !slot) return { outcome: 'busy' };
     try {
+      if (delivery.transactionKey !== undefined) {
+        return await processInTransaction(parts, webhook, delivery, deadline, slot);
+      }
       const kind = responderKind(webhook);
-      const answered = kept ?? (kind ? await this.#answer(kind, webhook, delivery, deadline) : NO_REPLY);
+      const answered = kept ?? (kind ? await answer(parts, kind, webhook, delivery, deadline) : NO_REPLY);
       if (!answered) return { outcome: 'replyFailed' };
-      if ('outcome' in answered) return answered;
       delivery.stage = 'dispatch';
       if (slot) {
         startBackground(parts, webhook, delivery, slot);
@@ -195,18 +196,6 @@ export class Pipeline {
     } finally {
       slot?.cancel(); // nothing once the dispatch started in it
     }
-  }
-
-  /** The CRM reply: in the dedupe store's transaction when it runs responders in one. */
-  #answer(
-    kind: ResponderKind,
-    webhook: Webhook,
-    delivery: Delivery,
-    deadline: number,
-  ): Promise<Answered | Ending | undefined> {
-    return delivery.transactionKey === undefined
-      ? answer(this.#parts, kind, webhook, delivery, deadline)
-      : answerInTransaction(this.#parts, kind, webhook, delivery, deadline);
   }
 
   /** The outcome of an 'await' or queue dispatch that failed, by what became of the CRM reply. */
