@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   refuse: async () => (await import('./refuse.js')).refuseBench(),
   size: async () => (await import('./bundle-size.js')).bundleSizeBench(),
   otel: async () => (await import('./otel.js')).otelBench(),
+  postgres: async () => (await import('./postgres.js')).postgresBench(),
 };
 
 const only = process.argv.slice(2);
