@@ -20,6 +20,12 @@ export interface InboxWorkOptions {
   /** How often an idle worker looks for deliveries (ms). @default 200 */
   pollIntervalMs?: number;
   /**
+   * Deliveries taken in one transaction by each of the `concurrency` loops (at most one per chat):
+   * each runs its listeners under a savepoint of its own, and they are marked done in one commit.
+   * @default 10
+   */
+  batchSize?: number;
+  /**
    * Called with each dead delivery's error (its message names the row id) and each database
    * failure. Listener failures are also reported on the handler's 'error'.
    * @default a console warning, at most 10 lines a minute
@@ -48,8 +54,9 @@ export function startInboxWorker(
   const concurrency = countOption(options.concurrency, 1, 'inbox.work option concurrency');
   const maxAttempts = countOption(options.maxAttempts, 10, 'inbox.work option maxAttempts');
   const pollIntervalMs = countOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
+  const batchSize = countOption(options.batchSize, 10, 'inbox.work option batchSize');
   const onError = options.onError ?? consoleErrors('inbox.work');
-  const step = () => processOne(db, t, hooks, maxAttempts, onError);
+  const step = () => processBatch(db, t, hooks, { maxAttempts, batchSize }, onError);
   return new PollLoops(concurrency, pollIntervalMs, step, onError);
 }
 
@@ -60,38 +67,46 @@ const takeSql = (t: Tables) =>
    WHERE state = 'pending' AND run_at <= now()
      AND (chat IS NULL OR NOT EXISTS (
        SELECT 1 FROM ${t.inbox} e WHERE e.chat = i.chat AND e.state = 'pending' AND e.id < i.id))
-   ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+   ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
 /**
- * Takes one delivery and runs its listeners in the transaction that marks it done. A failing
- * listener rolls back to the savepoint before them, and the attempt is counted in the same
- * transaction (so no other worker takes the delivery before its backoff). False when none was due.
+ * Takes a batch of due deliveries and runs the listeners of each in the transaction that marks
+ * them done. A failing listener rolls back to its delivery's savepoint, and the attempt is counted
+ * in the same transaction (so no other worker takes the delivery before its backoff). False when
+ * none was due; each delivery that died is reported after the commit.
  */
-async function processOne(
+async function processBatch(
   db: Database,
   t: Tables,
   hooks: ReceivingHandler,
-  maxAttempts: number,
+  limits: { maxAttempts: number; batchSize: number },
   onError: LoopErrorHandler,
 ): Promise<boolean> {
-  const dead = await db.transaction(async (tx, handle) => {
-    const [row] = await tx.query(takeSql(t));
-    if (!row) return false;
-    await tx.query('SAVEPOINT mgsdk_listeners');
-    try {
-      await hooks.receive(row.webhook as Webhook, { tx: handle });
-    } catch (error) {
-      await tx.query('ROLLBACK TO SAVEPOINT mgsdk_listeners');
-      return failed(tx, t, row, error, maxAttempts);
+  const outcome = await db.transaction(async (tx, handle) => {
+    const rows = await tx.query(takeSql(t), [limits.batchSize]);
+    const done: string[] = [];
+    const dead: GatewayError[] = [];
+    for (const row of rows) {
+      await tx.query('SAVEPOINT mgsdk_delivery');
+      try {
+        await hooks.receive(row.webhook as Webhook, { tx: handle });
+        done.push(String(row.id));
+      } catch (error) {
+        await tx.query('ROLLBACK TO SAVEPOINT mgsdk_delivery');
+        const died = await failed(tx, t, row, error, limits.maxAttempts);
+        if (died) dead.push(died);
+      }
     }
-    await tx.query(
-      `UPDATE ${t.inbox} SET state = 'done', attempts = attempts + 1, done_at = now() WHERE id = $1::bigint`,
-      [row.id],
-    );
-    return undefined;
+    if (done.length > 0) {
+      await tx.query(
+        `UPDATE ${t.inbox} SET state = 'done', attempts = attempts + 1, done_at = now() WHERE id = ANY($1::bigint[])`,
+        [done],
+      );
+    }
+    return { found: rows.length > 0, dead };
   });
-  if (dead) onError(dead);
-  return dead !== false;
+  for (const error of outcome.dead) onError(error);
+  return outcome.found;
 }
 
 /** Counts a failed attempt: due again after its backoff, or dead (the error to report). */
