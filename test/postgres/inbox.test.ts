@@ -6,7 +6,7 @@ import { backoffMs } from '../../src/postgres/inbox-worker.js';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { HOOK_URL } from '../support/handler.js';
-import { openStore, postgresTargets, sqlOn } from '../support/postgres-targets.js';
+import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 
 const post = (body: unknown) => ({
   method: 'POST',
@@ -19,15 +19,6 @@ const messageAdd = (key: string, chat: string, text: string) =>
     meta: { idempotency_key: key },
     data: [{ chat_id: chat, channel_id: 'ch-1', text }],
   } as never);
-
-/** Resolves once `check` holds (polled; the worker runs on its own). */
-async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('backoff', () => {
   it('is about a second first, doubling, at most a minute', () => {

@@ -7,7 +7,7 @@ import { GatewayValidationError } from '../../src/core/errors.js';
 import { postgresStore } from '../../src/postgres/store.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
-import { openStore, postgresTargets, sqlOn } from '../support/postgres-targets.js';
+import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 
 const params = (chat_id: string) =>
   ({
@@ -15,14 +15,6 @@ const params = (chat_id: string) =>
     recipient: { chat_type: 'whatsapp', chat_id },
     text: 'Your order has shipped',
   }) as const;
-
-async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 let gateway: FakeGateway;
 beforeAll(async () => {

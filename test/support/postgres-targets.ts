@@ -103,3 +103,12 @@ export async function sqlOn(handle: unknown, text: string, params: unknown[] = [
     'totalCount' in (handle as object);
   return (isDatabase ? driverOf(handle) : sessionOf(handle)).query(text, params);
 }
+
+/** Resolves once `check` holds (polled: workers and relays run on their own); rejects past `ms`. */
+export async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
