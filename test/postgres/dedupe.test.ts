@@ -129,6 +129,25 @@ for (const target of postgresTargets()) {
       },
     );
 
+    it('keeps the DedupeStore contract for callers of claim: processing while held, a kept reply across a release, done', async () => {
+      const d = opened.store.dedupe;
+      const first = await d.claim('c-1', 60_000);
+      expect(first).toMatchObject({ state: 'claimed' });
+      expect(await d.claim('c-1', 60_000)).toEqual({ state: 'processing' });
+      const token = (first as { token?: string }).token;
+      await d.keepReply('c-1', { id: 'x' }, 60_000);
+      await d.release('c-1', 'another-token'); // not this claim's: nothing happens
+      expect(await d.claim('c-1', 60_000)).toEqual({ state: 'processing' });
+      await d.release('c-1', token);
+      const again = await d.claim('c-1', 60_000);
+      expect(again).toMatchObject({ state: 'claimed', reply: { id: 'x' } });
+      await d.complete('c-1', 60_000, { id: 'x' }, (again as { token?: string }).token);
+      expect(await d.claim('c-1', 60_000)).toEqual({ state: 'done', reply: { id: 'x' } });
+      expect(await d.claim('c-2', 1)).toMatchObject({ state: 'claimed' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await d.claim('c-2', 60_000)).toMatchObject({ state: 'claimed' }); // the lease ran out
+    });
+
     it('other stores keep working as before: without respondInTransaction the responder gets no tx', async () => {
       const hooks = new WebhookHandler({ secret: 'hook-secret', dispatch: 'await' });
       let seen: unknown = 'unset';
