@@ -199,7 +199,8 @@ async function checkBin(dir) {
 
 /**
  * What the tarball holds: the built entries (ESM, CJS, both type files and source maps), the bin, the
- * guides, README, CHANGELOG and LICENSE, and nothing else (no src/, tests or local files).
+ * PostgreSQL migrations as SQL, the guides, README, CHANGELOG and LICENSE, and nothing else (no src/,
+ * tests or local files).
  */
 function checkFileList(paths) {
   const files = paths.map((path) => path.replace(/^package\//, ''));
@@ -207,6 +208,7 @@ function checkFileList(paths) {
     // ESM: one file per source module, in src/'s folders; CJS: the entries and their shared chunks.
     /^dist\/([\w-]+\/)*[\w.-]+\.js(\.map)?$/,
     /^dist\/[\w.-]+\.(cjs|d\.ts|d\.cts)(\.map)?$/,
+    /^dist\/postgres\/sql\/\d+_[\w-]+\.sql$/,
     /^docs\/[\w-]+\.md$/,
     /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
   ];
@@ -219,8 +221,9 @@ function checkFileList(paths) {
     'LICENSE',
     'dist/cli.js',
     'docs/receiving-webhooks.md',
+    'dist/postgres/sql/001_tables.sql',
   ];
-  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'testing', 'otel']) {
+  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'postgres', 'testing', 'otel']) {
     for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) required.push(`dist/${entry}.${ext}`);
   }
   const missing = required.filter((file) => !files.includes(file));
