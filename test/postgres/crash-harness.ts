@@ -41,6 +41,7 @@ export class CrmUnderTest {
     url: string,
     driver: 'pg' | 'postgres.js',
     gateway: FakeGateway,
+    stores: 'postgres' | 'memory' = 'postgres',
   ): Promise<CrmUnderTest> {
     const schema = `crash_${Math.random().toString(36).slice(2, 8)}`;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
@@ -54,6 +55,7 @@ export class CrmUnderTest {
       SCHEMA: schema,
       GATEWAY_URL: gateway.url,
       GATEWAY_TOKEN: gateway.token,
+      STORES: stores,
     };
     return new CrmUnderTest(env, await freePort());
   }

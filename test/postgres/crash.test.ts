@@ -60,6 +60,14 @@ for (const target of targets) {
       }, 120_000);
     }
 
+    it('without the PostgreSQL store, the same crash inside the responder makes a second contact', async () => {
+      const crm = await CrmUnderTest.create(target.url() as string, driver, gateway, 'memory');
+      await crm.start('responder-inside');
+      await crm.deliver(contactAdd('c0'));
+      await crm.stop();
+      expect((await crm.figures(gateway, ['c0'], [])).duplicateContacts).toBe(1);
+    }, 120_000);
+
     it('random SIGKILLs under a stream of deliveries and sends', async () => {
       const crm = await CrmUnderTest.create(target.url() as string, driver, gateway);
       const figures = await randomKills(crm, gateway, 20, 6);

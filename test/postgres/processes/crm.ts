@@ -2,7 +2,8 @@
 // responder that inserts the contact through `tx`; message.add stored in the inbox), a worker
 // (message.add: the message and a promised send written through `tx`) and a relay, on a real
 // PostgreSQL through pg or postgres.js. CRASH_AT names the point where it SIGKILLs itself.
-// Env: DATABASE_URL, DRIVER (pg | postgres.js), SCHEMA, PORT, GATEWAY_URL, GATEWAY_TOKEN, CRASH_AT.
+// Env: DATABASE_URL, DRIVER (pg | postgres.js), SCHEMA, PORT, GATEWAY_URL, GATEWAY_TOKEN, CRASH_AT;
+// STORES=memory runs it as before this store existed (the memory dedupe, 'await', no transaction).
 import { createServer } from 'node:http';
 import pg from 'pg';
 import postgres from 'postgres';
@@ -26,12 +27,13 @@ const db =
     : postgres(url, { max: 8, onnotice: () => {} });
 const store = postgresStore(db, { schema: env.SCHEMA });
 const c = `"${store.schema}"`;
-const sql = (tx: unknown, text: string, params: unknown[] = []) => sessionOf(tx).query(text, params);
+const sql = (tx: unknown, text: string, params: unknown[] = []) => sessionOf(tx ?? db).query(text, params);
 
+const memory = env.STORES === 'memory';
 const hooks = new WebhookHandler({
   secret: 'crash-secret',
-  dedupe: store.dedupe,
-  dispatch: store.inbox,
+  dedupe: memory ? true : store.dedupe,
+  dispatch: memory ? 'await' : store.inbox,
 });
 hooks.on('error', () => {});
 hooks.respond('crm_entities.contact_add', async (event, { tx }) => {
@@ -43,7 +45,7 @@ hooks.respond('crm_entities.contact_add', async (event, { tx }) => {
 hooks.on('message.add', async (event, { tx }) => {
   const key = event.meta.idempotency_key ?? '';
   await sql(tx, `INSERT INTO ${c}.messages (key) VALUES ($1)`, [key]);
-  await store.outbox.send(tx, {
+  await store.outbox.send(tx ?? db, {
     channel_id: 'ch-1',
     recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
     text: `order ${env.SCHEMA} ${key}`,
