@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
@@ -25,6 +25,7 @@ const entries = {
   webhooks: 'src/webhooks.ts',
   schemas: 'src/schemas.ts',
   redis: 'src/redis.ts',
+  postgres: 'src/postgres.ts',
   testing: 'src/testing.ts',
   otel: 'src/otel.ts',
 };
@@ -37,7 +38,7 @@ const shared: Options = {
   platform: 'neutral',
   // Keep `node:` in imports: Deno and workers resolve built-ins only by that prefix.
   removeNodeProtocol: false,
-  external: ['ky', 'zod', 'ioredis', 'redis', '@opentelemetry/api', /^node:/],
+  external: ['ky', 'zod', 'ioredis', 'redis', 'pg', '@opentelemetry/api', /^node:/],
 };
 
 function writeBin(outDir: string): void {
@@ -54,7 +55,11 @@ export default defineConfig((cli) => [
     format: ['esm'],
     bundle: false,
     clean: ['!**/*.cjs', '!**/*.cjs.map', DECLARATIONS],
-    onSuccess: async () => writeBin(cli.outDir ?? 'dist'),
+    onSuccess: async () => {
+      writeBin(cli.outDir ?? 'dist');
+      // The PostgreSQL migrations as plain SQL, for users' own migration tools.
+      cpSync('src/postgres/sql', join(cli.outDir ?? 'dist', 'postgres', 'sql'), { recursive: true });
+    },
   },
   {
     ...shared,

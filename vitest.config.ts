@@ -20,6 +20,7 @@ export default defineConfig({
       { find: /^messaging-gateway-sdk\/webhooks$/, replacement: src('webhooks.ts') },
       { find: /^messaging-gateway-sdk\/schemas$/, replacement: src('schemas.ts') },
       { find: /^messaging-gateway-sdk\/redis$/, replacement: src('redis.ts') },
+      { find: /^messaging-gateway-sdk\/postgres$/, replacement: src('postgres.ts') },
       { find: /^messaging-gateway-sdk\/testing$/, replacement: src('testing.ts') },
       { find: /^messaging-gateway-sdk\/otel$/, replacement: src('otel.ts') },
     ],

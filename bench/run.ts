@@ -18,6 +18,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   size: async () => (await import('./bundle-size.js')).bundleSizeBench(),
   otel: async () => (await import('./otel.js')).otelBench(),
   clients: async () => (await import('./clients.js')).clientsBench(),
+  postgres: async () => (await import('./postgres.js')).postgresBench(),
 };
 
 const only = process.argv.slice(2);

@@ -37,6 +37,8 @@ try {
     const redis = await import('messaging-gateway-sdk/redis');
     assert.equal(typeof redis.redisRateLimiter, 'function');
     assert.throws(() => redis.redisDedupeStore({}), main.GatewayError);
+    const pg = await import('messaging-gateway-sdk/postgres');
+    assert.throws(() => pg.postgresStore({}), main.GatewayError);
     console.log('esm: ok');
   `;
   const cjs = `
@@ -51,6 +53,7 @@ try {
     const redis = require('messaging-gateway-sdk/redis');
     assert.equal(typeof redis.redisDeliveryStore, 'function');
     assert.throws(() => redis.redisRateLimiter({}, { key: 'k' }), main.GatewayError);
+    assert.throws(() => require('messaging-gateway-sdk/postgres').postgresStore({}), main.GatewayError);
     // ky is ESM-only: the CJS build loads it with import() on the first call (the kit test below makes one).
     const client = new main.GatewayClient({ baseUrl: 'http://127.0.0.1:9', token: 't' });
     assert.equal(typeof client.messages.send, 'function');
@@ -112,6 +115,14 @@ try {
     console.log('redis entry loaded a Redis client:', clients.length > 0);
     if (clients.length > 0) process.exit(1);
   `;
+  // The /postgres entry must load no PostgreSQL driver of its own (the user passes theirs in).
+  const noPgDriver = `
+    await import('messaging-gateway-sdk/postgres');
+    const loaded = [...(globalThis.__loaded ?? [])];
+    const drivers = loaded.filter((u) => ['/pg/', '/postgres/', '/@electric-sql/'].some((p) => u.includes('/node_modules' + p)));
+    console.log('postgres entry loaded a driver:', drivers.length > 0);
+    if (drivers.length > 0) process.exit(1);
+  `;
   const hook = `
     import { registerHooks } from 'node:module';
     globalThis.__loaded = new Set();
@@ -122,6 +133,7 @@ try {
   writeFileSync(join(dir, 'hook.mjs'), hook);
   writeFileSync(join(dir, 'no-ky.mjs'), noKy);
   writeFileSync(join(dir, 'no-redis-client.mjs'), noRedisClient);
+  writeFileSync(join(dir, 'no-pg-driver.mjs'), noPgDriver);
   writeFileSync(join(dir, 'no-otel.mjs'), noOtel);
   writeFileSync(join(dir, 'kit.mjs'), kitEsm);
   writeFileSync(join(dir, 'kit.cjs'), kitCjs);
@@ -131,6 +143,7 @@ try {
     ['cjs.cjs', []],
     ['no-ky.mjs', ['--import', './hook.mjs']],
     ['no-redis-client.mjs', ['--import', './hook.mjs']],
+    ['no-pg-driver.mjs', ['--import', './hook.mjs']],
     ['no-otel.mjs', ['--import', './hook.mjs']],
     ['kit.mjs', []],
     ['kit.cjs', []],
@@ -186,7 +199,8 @@ async function checkBin(dir) {
 
 /**
  * What the tarball holds: the built entries (ESM, CJS, both type files and source maps), the bin, the
- * guides, README, CHANGELOG and LICENSE, and nothing else (no src/, tests or local files).
+ * PostgreSQL migrations as SQL, the guides, README, CHANGELOG and LICENSE, and nothing else (no src/,
+ * tests or local files).
  */
 function checkFileList(paths) {
   const files = paths.map((path) => path.replace(/^package\//, ''));
@@ -194,6 +208,7 @@ function checkFileList(paths) {
     // ESM: one file per source module, in src/'s folders; CJS: the entries and their shared chunks.
     /^dist\/([\w-]+\/)*[\w.-]+\.js(\.map)?$/,
     /^dist\/[\w.-]+\.(cjs|d\.ts|d\.cts)(\.map)?$/,
+    /^dist\/postgres\/sql\/\d+_[\w-]+\.sql$/,
     /^docs\/[\w-]+\.md$/,
     /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
   ];
@@ -206,8 +221,9 @@ function checkFileList(paths) {
     'LICENSE',
     'dist/cli.js',
     'docs/receiving-webhooks.md',
+    'dist/postgres/sql/001_tables.sql',
   ];
-  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'testing', 'otel']) {
+  for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'postgres', 'testing', 'otel']) {
     for (const ext of ['js', 'cjs', 'd.ts', 'd.cts']) required.push(`dist/${entry}.${ext}`);
   }
   const missing = required.filter((file) => !files.includes(file));

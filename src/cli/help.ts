@@ -16,6 +16,7 @@ Commands for local development:
   trigger        POST a valid webhook delivery of one kind to your receiver
   replay         POST saved deliveries (e.g. from fake-gateway --record) to your receiver again
   decode         decode a webhook delivery (a file or standard input) and print it, or its issues
+  postgres       create or update the tables of messaging-gateway-sdk/postgres (postgres migrate)
 
 Every command prints text, or one JSON document with --json, and exits 0 when done, 1 when the
 service or the receiver said no, 2 on a usage error.
@@ -198,6 +199,19 @@ Examples:
   $ messaging-gateway replay ./deliveries --to "http://127.0.0.1:3000/hooks?secret=s"
   $ messaging-gateway replay ./deliveries --to http://127.0.0.1:3000/hooks --new-keys
   $ messaging-gateway replay 0003-message.add.json --to http://127.0.0.1:3000/hooks --set data.0.text=Hi`,
+
+  postgres: `Usage: messaging-gateway postgres migrate [--url URL] [--schema S] [--json]
+
+Creates or updates the tables of messaging-gateway-sdk/postgres in the database at URL (default:
+DATABASE_URL), through the pg driver (npm install pg), and prints what it applied. Running it
+again changes nothing. The same SQL is in the package (dist/postgres/sql/*.sql) for your own
+migration tool.
+
+Options:
+  --url URL      the database (default: DATABASE_URL)
+  --schema S     the schema of the tables (default: messaging_gateway)
+  --json         print { ok, schema, applied } as JSON
+  --help         show this help`,
 
   decode: `Usage: messaging-gateway decode [file] [--json]
 

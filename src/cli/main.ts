@@ -18,6 +18,7 @@ import {
   processIo,
   UsageError,
 } from './io.js';
+import { postgres } from './postgres.js';
 import { replay } from './replay.js';
 import { send } from './send.js';
 import { nearest } from './suggest.js';
@@ -41,6 +42,7 @@ const COMMANDS = new Map<string, Command>([
   ['trigger', trigger],
   ['replay', replay],
   ['decode', decode],
+  ['postgres', postgres],
 ]);
 
 /** Resolves on Ctrl-C or a termination signal. */

@@ -7,11 +7,12 @@ export type EventMap<Events> = { [E in keyof Events]: AnyListener };
 
 /**
  * What a listener of `E` may be: called with the event's arguments; what it returns is awaited
- * when it is a promise, and otherwise ignored.
+ * when it is a promise, and otherwise ignored. For several events at once, a listener of each
+ * (so one that reads fewer arguments than an event gives still fits them all).
  */
-export type ListenerOf<Events extends EventMap<Events>, E extends keyof Events> = (
-  ...args: Parameters<Events[E]>
-) => unknown;
+export type ListenerOf<Events extends EventMap<Events>, E extends keyof Events> = {
+  [K in E]: (...args: Parameters<Events[K]>) => unknown;
+}[E];
 
 /** One registered listener: called with `context` as `this`; a `once` listener is removed when it runs. */
 export interface ListenerEntry {

@@ -50,9 +50,15 @@ describe('Architecture', () => {
 
   it('the core knows nothing of resources, webhooks, tracking, Redis, the kit or the bin', () => {
     const outside = importsOf('src/core/').filter((f) =>
-      /^src\/(resources|webhooks|tracking|redis|testing|cli)\//.test(f),
+      /^src\/(resources|webhooks|tracking|redis|postgres|testing|cli)\//.test(f),
     );
     expect(outside).toEqual([]);
+  });
+
+  it('postgres/ imports what redis/ may: the core, internal/, tracking/ and the receive contracts, nothing of another store, the kit or the bin', () => {
+    const allowed = /^src\/(core|internal|tracking|schemas|webhooks\/receive|webhooks\/decode|postgres)\//;
+    expect(importsOf('src/postgres/').filter((f) => !allowed.test(f))).toEqual([]);
+    expect(importsOf('src/webhooks/').filter((f) => f.startsWith('src/postgres/'))).toEqual([]);
   });
 
   it('internal/ helpers stand alone: they import nothing else of the SDK', () => {

@@ -44,4 +44,20 @@ export interface DedupeStore {
    * key: a holder whose lease ran out never frees the claim of the attempt that took over.
    */
   release(key: string, token?: string): void | Promise<void>;
+  /**
+   * Optional: a store in the CRM's own database processes each delivery inside one transaction of
+   * it. `process` runs there, given the driver's transaction handle (the responder gets it as
+   * `tx`, and a dispatch to a queue in the same database writes in it); the key is marked done
+   * with the reply `process` returned in the same commit, for `ttlMs`. The key is held while the
+   * transaction lives and freed when it ends, however it ends (a crash included), so the
+   * service's next attempt is processed at once. Resolves to `processing` (another attempt holds
+   * the key: 409), `done` (processed already, with its reply), or `claimed` with the reply of this
+   * run (done now). Rejects, with nothing written, when `process` rejects. Stores without it are
+   * claimed, then completed or released, as above.
+   */
+  processInTransaction?(
+    key: string,
+    process: (tx: unknown) => Promise<unknown>,
+    ttlMs: number,
+  ): Promise<ClaimResult>;
 }

@@ -10,6 +10,8 @@ export interface Delivery {
   waitUntil: ((promise: Promise<unknown>) => void) | undefined;
   /** The key this delivery holds a claim on, once it holds one. */
   claim?: Claim;
+  /** The key the dedupe store holds in a transaction while the delivery is processed (no claim then). */
+  transactionKey?: string;
   /** The step under way: what an unexpected failure is reported as. */
   stage: ErrorContext['stage'];
   /** Work still running past its answer (a late responder, 'await', a queue function): its end decides the key. */

@@ -94,11 +94,15 @@ async function awaitListeners(parts: DispatchParts, webhook: Webhook, delivery: 
   return (await runListeners(parts, webhook, delivery.context)).length === 0;
 }
 
-/** Whether the queue function resolved (its failure reported). */
+/** Whether the queue function (or the queue's `enqueue`, given the delivery's key) resolved (its failure reported). */
 async function enqueue(parts: DispatchParts, webhook: Webhook, delivery: Delivery): Promise<boolean> {
+  const queue = parts.mode as Exclude<DispatchMode, string>;
   try {
-    const queue = parts.mode as Exclude<DispatchMode, string>;
-    await queue(webhook, listenerContextOf(delivery.context));
+    const given = listenerContextOf(delivery.context);
+    const key = delivery.claim?.key ?? delivery.transactionKey;
+    await (typeof queue === 'function'
+      ? queue(webhook, given)
+      : queue.enqueue(webhook, { key, url: given.url }));
     return true;
   } catch (error) {
     parts.reporter.report(

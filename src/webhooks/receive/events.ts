@@ -39,6 +39,12 @@ export interface ListenerContext {
    * `receive()` was given no URL.
    */
   url: string;
+  /**
+   * The database transaction the listener runs in, when a store runs listeners inside one (the
+   * PostgreSQL inbox's worker: a pg client inside BEGIN, a postgres.js `sql` of `sql.begin`, a
+   * PGlite transaction). Writes made through it commit together with the delivery's completion.
+   */
+  tx?: unknown;
 }
 
 /** A listener may be sync or async; a rejection is reported on 'error', never lost. */
@@ -70,6 +76,12 @@ export interface ResponderContext {
    * since the service sees a failure and may send the request again.
    */
   signal: AbortSignal;
+  /**
+   * The database transaction the responder runs in, when the dedupe store runs responders inside
+   * one (`postgresStore(db).dedupe`): the CRM's rows written through it commit together with the
+   * reply kept for the delivery's key, or not at all.
+   */
+  tx?: unknown;
 }
 
 /** The requests of the service that the CRM must answer with a created entity. */

@@ -104,7 +104,8 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
    * Runs the listeners of a decoded delivery: what a queue worker calls with the webhook that
    * a `dispatch` function queued. Each failure is reported on 'error' too. Listeners get
    * `context` as their second argument: pass the `url` the dispatch function queued beside the
-   * webhook when they route by it (a `secret` in it is removed); without it, `url` is empty.
+   * webhook when they route by it (a `secret` in it is removed); without it, `url` is empty. A
+   * store that runs listeners in a transaction passes it as `tx` (the PostgreSQL inbox's worker).
    * @example
    * ```ts
    * const hooks = new WebhookHandler({ secret, dispatch: (webhook, { url }) => queue.add('webhook', { webhook, url }) });

@@ -10,15 +10,30 @@ import { MemoryDedupeStore } from './memory-dedupe-store.js';
  *   the delivery counts as done (at most once); a crash mid-way loses the delivery.
  * - `'await'` (serverless): after every listener succeeded. A failing listener gives 500 and
  *   releases the key, so the service sends the delivery again; a crash gives no 200, likewise.
- * - a function (a durable queue): after it resolved, for example once the webhook is in BullMQ;
- *   a worker then calls `hooks.receive(webhook, context)`. Rejected: 503, and the service sends it
- *   again. It gets the listeners' `context` too: queue its `url` beside the webhook when listeners
- *   route by it, since the worker knows only what the job carries.
+ * - a function or a {@link WebhookQueue} (a durable queue): after it resolved, for example once
+ *   the webhook is in BullMQ; a worker then calls `hooks.receive(webhook, context)`. Rejected:
+ *   503, and the service sends it again. A function gets the listeners' `context` too: queue its
+ *   `url` beside the webhook when listeners route by it, since the worker knows only what the job
+ *   carries.
  */
 export type DispatchMode =
   | 'background'
   | 'await'
-  | ((webhook: Webhook, context: ListenerContext) => Promise<unknown>);
+  | ((webhook: Webhook, context: ListenerContext) => Promise<unknown>)
+  | WebhookQueue;
+
+/**
+ * A durable queue given as `dispatch` (as a function is): `enqueue` stores the delivery, with its
+ * idempotency key when it has one, and resolves once it is kept; the delivery is answered 200
+ * then. `postgresStore(db).inbox` is one: it stores the delivery and its key in one statement.
+ */
+export interface WebhookQueue {
+  /**
+   * Stores `webhook` for a worker; `key` is its idempotency key (undefined without dedupe), `url`
+   * the delivery's path and query without the `secret` (what listeners get as `context.url`).
+   */
+  enqueue(webhook: Webhook, delivery: { key: string | undefined; url: string }): Promise<unknown>;
+}
 
 /** Options of {@link WebhookHandler}. */
 export interface WebhookHandlerOptions {
@@ -87,8 +102,11 @@ function unitOf(name: string): string {
 
 function dispatchOf(options: WebhookHandlerOptions): DispatchMode {
   const mode = options.dispatch ?? (options.awaitListeners ? 'await' : 'background');
-  if (mode !== 'background' && mode !== 'await' && typeof mode !== 'function') {
-    throw new GatewayError("WebhookHandler option dispatch must be 'background', 'await' or a function");
+  const queue = typeof (mode as Partial<WebhookQueue> | null)?.enqueue === 'function';
+  if (mode !== 'background' && mode !== 'await' && typeof mode !== 'function' && !queue) {
+    throw new GatewayError(
+      "WebhookHandler option dispatch must be 'background', 'await', a function or an object with enqueue(webhook)",
+    );
   }
   return mode;
 }

@@ -11,6 +11,7 @@ import { type DispatchParts, dispatchNow, startBackground } from './dispatch.js'
 import type { ResolvedHandlerOptions } from './options.js';
 import { answerOf, type KeyAction, OUTCOMES, type Outcome } from './outcomes.js';
 import { isProbe } from './probe.js';
+import { processInTransaction } from './process-in-transaction.js';
 import { type BodyRead, readRequestBody } from './read-request-body.js';
 import { asGatewayError } from './reporting.js';
 import { header, type WebhookRequest, type WebhookResponse } from './request.js';
@@ -198,6 +199,10 @@ export class Pipeline {
     const key = given ?? (await keys.derivedKey(webhook, body, delivery));
     if (key === undefined) return {};
     delivery.stage = 'dedupe';
+    if (claims.store.processInTransaction) {
+      delivery.transactionKey = key; // held by the store's transaction, once the slot is reserved
+      return {};
+    }
     const claimed = await claims.claim(key);
     if (claimed.state === 'done') return { outcome: 'duplicate', reply: claimed.reply };
     if (claimed.state === 'processing') return { outcome: 'processing' };
@@ -216,6 +221,9 @@ export class Pipeline {
     const slot = parts.mode === 'background' ? parts.background.reserve() : undefined;
     if (parts.mode === 'background' && !slot) return { outcome: 'busy' };
     try {
+      if (delivery.transactionKey !== undefined) {
+        return await processInTransaction(parts, webhook, delivery, deadline, slot);
+      }
       const kind = responderKind(webhook);
       const answered = kept ?? (kind ? await answer(parts, kind, webhook, delivery, deadline) : NO_REPLY);
       if (!answered) return { outcome: 'replyFailed' };

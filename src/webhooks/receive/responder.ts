@@ -48,6 +48,7 @@ export async function runResponder(
   responder: Responders[ResponderKind] | undefined,
   webhook: Webhook,
   timeoutMs: number,
+  tx?: unknown,
 ): Promise<ResponderRun> {
   if (!responder) {
     throw new GatewayError(`No responder for ${kind}: register one with handler.respond('${kind}', fn)`);
@@ -55,7 +56,9 @@ export async function runResponder(
   const controller = new AbortController();
   const call = responder as (w: Webhook, context: ResponderContext) => unknown;
   const checked = Promise.resolve()
-    .then(() => call(webhook, { signal: controller.signal }))
+    .then(() =>
+      call(webhook, tx === undefined ? { signal: controller.signal } : { signal: controller.signal, tx }),
+    )
     .then(
       (reply) => check(kind, reply),
       (error: unknown) => Promise.reject(failure(kind, error)),

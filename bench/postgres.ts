@@ -1,0 +1,172 @@
+// messaging-gateway-sdk/postgres on a private PostgreSQL (pg): the inbox end to end (stored →
+// worker → a listener's insert → done) with 4 workers; what the responder's transaction adds to a
+// CRM answer beside the in-memory dedupe; and 3 outbox relays sharing one redisRateLimiter against
+// the fake gateway's 500 requests / 5 s: the most in any 5 s window, and the 429s.
+import pg from 'pg';
+import { GatewayClient } from '../src/client.js';
+import { postgresStore } from '../src/postgres/store.js';
+import { redisRateLimiter } from '../src/redis.js';
+import { buildWebhook } from '../src/testing/build-webhook.js';
+import { createFakeGateway } from '../src/testing/fake-gateway.js';
+import { WebhookHandler } from '../src/webhooks/receive/handler.js';
+import { postgresBinDir, startPostgresServer } from '../test/support/postgres-server.js';
+import { connectClient } from '../test/support/redis-clients.js';
+import { startRedisServer } from '../test/support/redis-server.js';
+import { median, timeEach, verdict } from './stats.js';
+
+const until = async (check: () => Promise<boolean>) => {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
+  const store = postgresStore(pool, { schema: 'bench_inbox' });
+  await store.migrate();
+  await pool.query('CREATE TABLE IF NOT EXISTS bench_inbox.messages (id serial PRIMARY KEY, text text)');
+  const n = 4_000;
+  for (let i = 0; i < n; i++) {
+    const body = buildWebhook('message.add', {
+      meta: { idempotency_key: `k${i}` },
+      data: [{ chat_id: `c${i}`, text: 'hi' }],
+    } as never);
+    await store.inbox.enqueue(body as never, { key: `k${i}` });
+  }
+  const hooks = new WebhookHandler({ secret: 's' });
+  hooks.on('message.add', async ({ data }, { tx }) => {
+    await (tx as pg.PoolClient).query('INSERT INTO bench_inbox.messages (text) VALUES ($1)', [data[0]?.text]);
+  });
+  const start = performance.now();
+  const worker = store.inbox.work(hooks, { concurrency: 4, pollIntervalMs: 10 });
+  await until(
+    async () =>
+      (await pool.query(`SELECT count(*)::int AS n FROM bench_inbox.inbox WHERE state = 'pending'`)).rows[0]
+        .n === 0,
+  );
+  const perSecond = n / ((performance.now() - start) / 1000);
+  await worker.stop();
+  return {
+    line: verdict(
+      'inbox end to end, 4 workers',
+      `${Math.round(perSecond)} deliveries/s`,
+      perSecond >= 1000,
+      '>= 1,000/s',
+    ),
+    ok: perSecond >= 1000,
+  };
+}
+
+async function responder(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
+  const store = postgresStore(pool, { schema: 'bench_dedupe' });
+  await store.migrate();
+  let i = 0;
+  const answer = (hooks: WebhookHandler) => async () => {
+    const body = buildWebhook('crm_entities.contact_add', { meta: { idempotency_key: `r${i++}` } } as never);
+    const res = await hooks.handle({
+      method: 'POST',
+      url: '/?secret=s',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`answered ${res.status}`);
+  };
+  const memory = new WebhookHandler({ secret: 's', dispatch: 'await' }).respond(
+    'crm_entities.contact_add',
+    () => ({ id: '1', name: 'A' }),
+  );
+  const inDb = new WebhookHandler({ secret: 's', dispatch: 'await', dedupe: store.dedupe }).respond(
+    'crm_entities.contact_add',
+    () => ({ id: '1', name: 'A' }),
+  );
+  await timeEach(100, answer(inDb));
+  const base = median(await timeEach(1000, answer(memory))) / 1000; // timeEach counts µs
+  const withDb = median(await timeEach(1000, answer(inDb))) / 1000;
+  const added = withDb - base;
+  return {
+    line: verdict(
+      'responder path, PostgreSQL dedupe',
+      `+${added.toFixed(2)} ms (median ${withDb.toFixed(2)} vs ${base.toFixed(2)} ms)`,
+      added <= 2,
+      '<= +2 ms',
+    ),
+    ok: added <= 2,
+  };
+}
+
+async function relays(pool: pg.Pool, redisUrl: string): Promise<{ line: string; ok: boolean }> {
+  const store = postgresStore(pool, { schema: 'bench_outbox' });
+  await store.migrate();
+  const gateway = await createFakeGateway({ autoStatuses: false });
+  const { redis, close } = await connectClient('ioredis', redisUrl);
+  const n = 1_500;
+  const db = await pool.connect();
+  await db.query('BEGIN');
+  for (let i = 0; i < n; i++) {
+    await store.outbox.send(db, {
+      channel_id: 'ch-1',
+      recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
+      text: `o${i}`,
+    });
+  }
+  await db.query('COMMIT');
+  db.release();
+  const started = Date.now();
+  const times: number[] = [];
+  const client = () =>
+    new GatewayClient({
+      baseUrl: gateway.url,
+      token: gateway.token,
+      logLevel: 'off',
+      rateLimit: redisRateLimiter(redis, { key: 'bench-relay' }),
+      fetch: async (input, init) => {
+        times.push(Date.now());
+        return fetch(input, init);
+      },
+    });
+  const running = [1, 2, 3].map(() => store.outbox.relay(client(), { concurrency: 8, pollIntervalMs: 10 }));
+  await until(
+    async () =>
+      (
+        await pool.query(
+          `SELECT count(*)::int AS n FROM bench_outbox.outbox WHERE status IN ('pending', 'sending')`,
+        )
+      ).rows[0].n === 0,
+  );
+  await Promise.all(running.map((r) => r.stop()));
+  const refused = gateway.requests.filter((r) => r.status === 429).length;
+  times.sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] as number) - (times[j] as number) >= 5_000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  await gateway.close();
+  await close();
+  const ok = most <= 500 && refused === 0;
+  return {
+    line: verdict(
+      '3 outbox relays, one redisRateLimiter',
+      `${n} sends in ${((Date.now() - started) / 1000).toFixed(1)} s, at most ${most} in 5 s, ${refused} × 429`,
+      ok,
+      '<= 500 / 5 s, 0 × 429',
+    ),
+    ok,
+  };
+}
+
+/** The PostgreSQL figures; a missing server is a missed target, not a skip. */
+export async function postgresBench(): Promise<{ lines: string[]; ok: boolean }> {
+  const bin = postgresBinDir();
+  if (!bin)
+    return { lines: ['postgres: no PostgreSQL server installed (apt-get install postgresql)'], ok: false };
+  const server = await startPostgresServer(bin);
+  const redisServer = await startRedisServer();
+  const pool = new pg.Pool({ connectionString: server.url, max: 20 });
+  pool.on('error', () => {});
+  try {
+    const results = [await inbox(pool), await responder(pool), await relays(pool, redisServer.url)];
+    return { lines: results.map((r) => r.line), ok: results.every((r) => r.ok) };
+  } finally {
+    await pool.end();
+    await redisServer.stop();
+    await server.stop();
+  }
+}

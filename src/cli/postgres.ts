@@ -1,0 +1,41 @@
+import { parseArgs } from 'node:util';
+import { tablesOf } from '../postgres/schema.js';
+import { postgresStore } from '../postgres/store.js';
+import { EXIT, type Io, UsageError } from './io.js';
+
+/** A pg Pool on `url`, from the user's own `pg` (an optional peer): the bin bundles no driver. */
+async function openPool(url: string): Promise<{ db: object; end(): Promise<void> }> {
+  let pg: { default?: { Pool: new (o: object) => object }; Pool?: new (o: object) => object };
+  try {
+    pg = await import('pg' as string);
+  } catch {
+    throw new Error('this command uses the pg driver: npm install pg');
+  }
+  const Pool = (pg.default?.Pool ?? pg.Pool) as new (o: object) => { end(): Promise<void> };
+  const pool = new Pool({ connectionString: url, max: 1 });
+  return { db: pool, end: () => pool.end() };
+}
+
+/** `messaging-gateway postgres migrate [--url URL] [--schema S] [--json]`. */
+export async function postgres(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { url: { type: 'string' }, schema: { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (positionals[0] !== 'migrate' || positionals.length > 1)
+    throw new UsageError('the command is: postgres migrate');
+  const url = values.url ?? process.env.DATABASE_URL;
+  if (!url) throw new UsageError('give --url, or set DATABASE_URL');
+  const { schema } = tablesOf(values.schema); // a bad name is refused before connecting
+  const { db, end } = await openPool(url);
+  try {
+    const applied = await postgresStore(db, { schema }).migrate();
+    if (values.json) io.out(JSON.stringify({ ok: true, schema, applied }));
+    else if (applied.length === 0) io.out(`schema ${schema} is up to date: nothing to do`);
+    else io.out(`schema ${schema}: applied ${applied.join(', ')}`);
+    return EXIT.ok;
+  } finally {
+    await end();
+  }
+}

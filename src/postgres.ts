@@ -1,0 +1,21 @@
+/**
+ * Entry point `messaging-gateway-sdk/postgres`: dedupe, the transactional inbox and outbox, and
+ * delivery statuses in the CRM's own PostgreSQL. Pass the driver you already use in: `pg`
+ * (node-postgres), `postgres` (postgres.js) or `@electric-sql/pglite`; this entry loads none of
+ * them (all are optional peer dependencies). The SQL of its tables is in the package
+ * (`dist/postgres/sql/*.sql`) for your own migration tool.
+ * @module
+ */
+
+export { PostgresDedupeStore } from './postgres/dedupe-store.js';
+export { PostgresDeliveryStore } from './postgres/delivery-store.js';
+export type { PostgresDatabase } from './postgres/driver.js';
+export { type InboxDelivery, PostgresInbox } from './postgres/inbox.js';
+export type { InboxWorker, InboxWorkOptions, ReceivingHandler } from './postgres/inbox-worker.js';
+export { type OutboxRow, type OutboxStatus, PostgresOutbox } from './postgres/outbox.js';
+export type { OutboxRelay, OutboxRelayOptions, SendingClient } from './postgres/outbox-relay.js';
+export type { LoopErrorHandler } from './postgres/poll-loops.js';
+export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';
+export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
+export type { ListenerContext } from './webhooks/receive/events.js';
+export type { WebhookQueue } from './webhooks/receive/options.js';

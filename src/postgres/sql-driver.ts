@@ -1,0 +1,28 @@
+// The seam between the stores and a PostgreSQL driver; drivers/*.ts fill it, one file per driver.
+
+/** A row as the driver returns it. */
+export type Row = Record<string, unknown>;
+
+/** What runs SQL: the database itself, or one transaction of it. */
+export interface SqlSession {
+  /** Runs one statement with `$1`-style parameters; the rows it returned. */
+  query(text: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+/**
+ * The seam between the stores and a PostgreSQL driver: one statement, one transaction (given
+ * the driver's own handle too, for the user's code), and LISTEN. One adapter per driver fills it.
+ */
+export interface SqlDriver extends SqlSession {
+  /** Runs `fn` inside BEGIN … COMMIT (ROLLBACK when it throws). */
+  transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onPayload` with each NOTIFY on `channel` from now on; resolves once listening, to the
+   * function that stops it. `onLost` is called when the listening connection breaks.
+   */
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onLost?: () => void,
+  ): Promise<() => Promise<void>>;
+}

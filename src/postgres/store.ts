@@ -1,0 +1,63 @@
+import { PostgresDedupeStore } from './dedupe-store.js';
+import { PostgresDeliveryStore } from './delivery-store.js';
+import { Database, driverOf, type PostgresDatabase } from './driver.js';
+import { PostgresInbox } from './inbox.js';
+import { PostgresOutbox } from './outbox.js';
+import { migrate, tablesOf } from './schema.js';
+
+/** Options of {@link postgresStore}. */
+export interface PostgresStoreOptions {
+  /** The schema of the store's tables (a lowercase identifier). @default 'messaging_gateway' */
+  schema?: string;
+}
+
+/** What {@link postgresStore} gives: one part per job, sharing the database. */
+export interface PostgresStore {
+  /** The schema the tables live in. */
+  readonly schema: string;
+  /**
+   * Creates or updates the tables (idempotent; instances starting together apply each migration
+   * once). Resolves to the names of the migrations applied now: empty when up to date.
+   */
+  migrate(): Promise<string[]>;
+  /** A `DedupeStore` whose CRM responders run in a transaction that keeps their reply (`dedupe:`). */
+  readonly dedupe: PostgresDedupeStore;
+  /** The transactional inbox: the handler's `dispatch`, and `work(hooks)` for workers. */
+  readonly inbox: PostgresInbox;
+  /** A `DeliveryStore` for `DeliveryTracker` (statuses in a table, NOTIFY to every instance). */
+  readonly deliveries: PostgresDeliveryStore;
+  /** The transactional outbox: `send(tx, params)` in the caller's transaction, `relay(client)` sends. */
+  readonly outbox: PostgresOutbox;
+}
+
+/**
+ * Keeps the SDK's state in the CRM's own PostgreSQL and runs the user's code in the same
+ * transactions as its bookkeeping, so a contact created by a responder, a message stored by a
+ * listener and a send promised in a business transaction each happen exactly once, across
+ * crashes. `db` is the user's driver: a pg `Pool` or `Client`, a postgres.js `sql`, or a PGlite.
+ * @example
+ * ```ts
+ * import { PGlite } from '@electric-sql/pglite';
+ * import { WebhookHandler } from 'messaging-gateway-sdk';
+ * import { postgresStore } from 'messaging-gateway-sdk/postgres';
+ *
+ * const store = postgresStore(new PGlite());
+ * await store.migrate();
+ * const hooks = new WebhookHandler({ secret: 'change-me', dedupe: store.dedupe, dispatch: store.inbox });
+ * const worker = store.inbox.work(hooks, { concurrency: 4 });
+ * await worker.stop();
+ * ```
+ * @throws GatewayError when `db` is none of the drivers; GatewayValidationError for a bad `schema`
+ */
+export function postgresStore(db: PostgresDatabase, options: PostgresStoreOptions = {}): PostgresStore {
+  const tables = tablesOf(options.schema);
+  const database = new Database(driverOf(db));
+  return {
+    schema: tables.schema,
+    migrate: () => migrate(database, tables),
+    dedupe: new PostgresDedupeStore(database, tables),
+    inbox: new PostgresInbox(database, tables),
+    deliveries: new PostgresDeliveryStore(database, tables),
+    outbox: new PostgresOutbox(database, tables),
+  };
+}

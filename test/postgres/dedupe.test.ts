@@ -1,0 +1,162 @@
+// store.dedupe: a CRM responder runs inside a transaction that also keeps its reply with the key
+// (DESIGN: The CRM's own database), on PGlite and on a real PostgreSQL through pg and postgres.js.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { fixture } from '../support/fixtures.js';
+import { HOOK_URL } from '../support/handler.js';
+import { openStore, postgresTargets, sqlOn } from '../support/postgres-targets.js';
+
+const contactAdd = (key: string) => {
+  const body = fixture('v2', 'crm_entities.contact_add') as { meta: { idempotency_key: string } };
+  return JSON.stringify({ ...body, meta: { ...body.meta, idempotency_key: key } });
+};
+const post = (body: string) => ({
+  method: 'POST',
+  url: HOOK_URL,
+  headers: { 'content-type': 'application/json' },
+  body,
+});
+
+for (const target of postgresTargets()) {
+  describe(`store.dedupe on ${target.name}`, () => {
+    let opened: Awaited<ReturnType<typeof openStore>>;
+    let contacts: string;
+    beforeEach(async () => {
+      opened = await openStore(target);
+      contacts = `"${opened.schema}".contacts`;
+      await sqlOn(opened.db, `CREATE TABLE IF NOT EXISTS ${contacts} (id serial PRIMARY KEY, name text)`);
+      await sqlOn(opened.db, `DELETE FROM ${contacts}`);
+    });
+    afterEach(async () => opened.close());
+
+    const handler = () => {
+      const hooks = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: opened.store.dedupe,
+        dispatch: 'await',
+      });
+      const errors: string[] = [];
+      hooks.on('error', (error) => void errors.push(error.message));
+      return { hooks, errors };
+    };
+    const countContacts = async () =>
+      Number((await sqlOn(opened.db, `SELECT count(*)::int AS n FROM ${contacts}`))[0]?.n);
+
+    it('migrate() is idempotent: the second run applies nothing', async () => {
+      expect(await opened.store.migrate()).toEqual([]);
+    });
+
+    it("runs the responder in a transaction: the CRM's row and the reply commit together; a repeat gets the same reply", async () => {
+      const { hooks } = handler();
+      hooks.respond('crm_entities.contact_add', async (_event, { tx }) => {
+        const [row] = await sqlOn(
+          tx,
+          `INSERT INTO ${contacts} (name) VALUES ('Ann') RETURNING id::text AS id`,
+        );
+        return { id: String(row?.id), name: 'Ann' };
+      });
+      const first = await hooks.handle(post(contactAdd('k-1')));
+      const again = await hooks.handle(post(contactAdd('k-1')));
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(await countContacts()).toBe(1);
+    });
+
+    it('a responder that fails after its insert leaves no row and no key: the retry runs it on a clean slate', async () => {
+      const { hooks, errors } = handler();
+      let calls = 0;
+      hooks.respond('crm_entities.contact_add', async (_event, { tx }) => {
+        await sqlOn(tx, `INSERT INTO ${contacts} (name) VALUES ('Bob')`);
+        if (++calls === 1) throw new Error('CRM down');
+        return { id: 'c-2', name: 'Bob' };
+      });
+      expect((await hooks.handle(post(contactAdd('k-2')))).status).toBe(500);
+      expect(await countContacts()).toBe(0);
+      expect(errors.join()).toMatch(/CRM down/);
+      const retry = await hooks.handle(post(contactAdd('k-2')));
+      expect(retry.status).toBe(200);
+      expect(await countContacts()).toBe(1);
+    });
+
+    it("a failing queue rolls back the responder's rows with it: the retry runs on a clean slate, one row in the end", async () => {
+      let queueUp = false;
+      const hooks = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: opened.store.dedupe,
+        dispatch: async () => {
+          if (!queueUp) throw new Error('queue down');
+        },
+      });
+      hooks.on('error', () => {});
+      hooks.respond('crm_entities.contact_add', async (_event, { tx }) => {
+        await sqlOn(tx, `INSERT INTO ${contacts} (name) VALUES ('Cy')`);
+        return { id: 'c-3', name: 'Cy' };
+      });
+      expect((await hooks.handle(post(contactAdd('k-3')))).status).toBe(503);
+      expect(await countContacts()).toBe(0);
+      queueUp = true;
+      const retry = await hooks.handle(post(contactAdd('k-3')));
+      expect(retry.status).toBe(200);
+      expect(await countContacts()).toBe(1);
+      expect((await hooks.handle(post(contactAdd('k-3')))).body).toEqual(retry.body);
+      expect(await countContacts()).toBe(1);
+    });
+
+    it.skipIf(target.name === 'pglite')(
+      'a second attempt while the first transaction is alive is answered 409',
+      async () => {
+        const { hooks } = handler();
+        let release: () => void = () => {};
+        const holding = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let started: () => void = () => {};
+        const inside = new Promise<void>((resolve) => {
+          started = resolve;
+        });
+        hooks.respond('crm_entities.contact_add', async () => {
+          started();
+          await holding;
+          return { id: 'c-4', name: 'Di' };
+        });
+        const first = hooks.handle(post(contactAdd('k-4')));
+        await inside;
+        const second = await hooks.handle(post(contactAdd('k-4')));
+        release();
+        expect(second.status).toBe(409);
+        expect((await first).status).toBe(200);
+      },
+    );
+
+    it('keeps the DedupeStore contract for callers of claim: processing while held, a kept reply across a release, done', async () => {
+      const d = opened.store.dedupe;
+      const first = await d.claim('c-1', 60_000);
+      expect(first).toMatchObject({ state: 'claimed' });
+      expect(await d.claim('c-1', 60_000)).toEqual({ state: 'processing' });
+      const token = (first as { token?: string }).token;
+      await d.keepReply('c-1', { id: 'x' }, 60_000);
+      await d.release('c-1', 'another-token'); // not this claim's: nothing happens
+      expect(await d.claim('c-1', 60_000)).toEqual({ state: 'processing' });
+      await d.release('c-1', token);
+      const again = await d.claim('c-1', 60_000);
+      expect(again).toMatchObject({ state: 'claimed', reply: { id: 'x' } });
+      await d.complete('c-1', 60_000, { id: 'x' }, (again as { token?: string }).token);
+      expect(await d.claim('c-1', 60_000)).toEqual({ state: 'done', reply: { id: 'x' } });
+      expect(await d.claim('c-2', 1)).toMatchObject({ state: 'claimed' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await d.claim('c-2', 60_000)).toMatchObject({ state: 'claimed' }); // the lease ran out
+    });
+
+    it('other stores keep working as before: without respondInTransaction the responder gets no tx', async () => {
+      const hooks = new WebhookHandler({ secret: 'hook-secret', dispatch: 'await' });
+      let seen: unknown = 'unset';
+      hooks.respond('crm_entities.contact_add', async (_event, context) => {
+        seen = context.tx;
+        return { id: 'c-5', name: 'Ed' };
+      });
+      expect((await hooks.handle(post(contactAdd('k-5')))).status).toBe(200);
+      expect(seen).toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,161 @@
+// store.inbox as the handler's dispatch and its workers (DESIGN: The CRM's own database), on
+// PGlite and on a real PostgreSQL through pg and postgres.js.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GatewayError } from '../../src/core/errors.js';
+import { backoffMs } from '../../src/postgres/inbox-worker.js';
+import { buildWebhook } from '../../src/testing/build-webhook.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { HOOK_URL } from '../support/handler.js';
+import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+
+const post = (body: unknown) => ({
+  method: 'POST',
+  url: HOOK_URL,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+const messageAdd = (key: string, chat: string, text: string) =>
+  buildWebhook('message.add', {
+    meta: { idempotency_key: key },
+    data: [{ chat_id: chat, channel_id: 'ch-1', text }],
+  } as never);
+
+describe('backoff', () => {
+  it('is about a second first, doubling, at most a minute', () => {
+    expect([1, 2, 3, 7, 8, 20].map(backoffMs)).toEqual([1_000, 2_000, 4_000, 60_000, 60_000, 60_000]);
+  });
+});
+
+for (const target of postgresTargets()) {
+  describe(`store.inbox on ${target.name}`, () => {
+    let opened: Awaited<ReturnType<typeof openStore>>;
+    let messages: string;
+    beforeEach(async () => {
+      opened = await openStore(target);
+      messages = `"${opened.schema}".messages`;
+      await sqlOn(opened.db, `CREATE TABLE ${messages} (id serial PRIMARY KEY, chat text, text text)`);
+    });
+    afterEach(async () => opened.close());
+
+    const inbox = () => opened.store.inbox;
+    const handler = () =>
+      new WebhookHandler({ secret: 'hook-secret', dedupe: opened.store.dedupe, dispatch: inbox() });
+    const rows = async () =>
+      sqlOn(
+        opened.db,
+        `SELECT id::text AS id, key, state, attempts FROM "${opened.schema}".inbox ORDER BY id`,
+      );
+    const stored = async () => sqlOn(opened.db, `SELECT chat, text FROM ${messages} ORDER BY id`);
+
+    it('stores the delivery with its key before the 200, once however often it comes', async () => {
+      const hooks = handler();
+      const listened: unknown[] = [];
+      hooks.on('message.add', (event) => void listened.push(event));
+      const body = messageAdd('key-a', '79001', 'hi');
+      expect((await hooks.handle(post(body))).status).toBe(200);
+      expect((await hooks.handle(post(body))).status).toBe(200);
+      expect(await rows()).toMatchObject([{ key: 'key-a', state: 'pending', attempts: 0 }]);
+      expect(listened).toEqual([]); // the listeners run in a worker
+    });
+
+    it('a worker runs the listeners with tx and marks the delivery done in that transaction', async () => {
+      const hooks = handler();
+      hooks.on('message.add', async ({ data }, { tx }) => {
+        for (const m of data)
+          await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m.chat_id, m.text]);
+      });
+      for (let i = 0; i < 5; i++) await hooks.handle(post(messageAdd(`k-${i}`, `chat-${i % 2}`, `m${i}`)));
+      const worker = inbox().work(hooks, { concurrency: 3, pollIntervalMs: 10 });
+      await until(async () => (await rows()).every((row) => row.state === 'done'));
+      await worker.stop();
+      expect((await stored()).map((row) => row.text).sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    });
+
+    it("a failing listener's writes roll back; the attempt is counted with a backoff; dead after maxAttempts; retry(id) puts it back", async () => {
+      const hooks = handler();
+      hooks.on('error', () => {});
+      let fail = true;
+      hooks.on('message.add', async ({ data }, { tx }) => {
+        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
+          data[0]?.chat_id,
+          data[0]?.text,
+        ]);
+        if (fail) throw new Error('CRM down');
+      });
+      await hooks.handle(post(messageAdd('k-f', 'chat-f', 'once')));
+      const reported: GatewayError[] = [];
+      const worker = inbox().work(hooks, {
+        pollIntervalMs: 10,
+        maxAttempts: 2,
+        onError: (e) => void reported.push(e),
+      });
+      await until(async () => (await rows())[0]?.attempts === 1);
+      const [due] = await sqlOn(
+        opened.db,
+        `SELECT (extract(epoch FROM run_at - now()) * 1000)::float8 AS ms FROM "${opened.schema}".inbox`,
+      );
+      expect(Number(due?.ms)).toBeGreaterThan(500); // about a second
+      expect(Number(due?.ms)).toBeLessThanOrEqual(1_000);
+      expect(await stored()).toEqual([]);
+      await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // the backoff passed
+      await until(async () => (await rows())[0]?.state === 'dead');
+      await until(() => reported.length === 1);
+      const id = String((await rows())[0]?.id);
+      expect(reported[0]?.message).toContain(`Inbox delivery ${id} is dead after 2 attempts`);
+      expect(await stored()).toEqual([]);
+      fail = false;
+      expect(await inbox().retry(id)).toBe(true);
+      await until(async () => (await rows())[0]?.state === 'done');
+      await worker.stop();
+      expect(await stored()).toEqual([{ chat: 'chat-f', text: 'once' }]);
+      expect(await inbox().retry(id)).toBe(false);
+    });
+
+    it('processes the deliveries of one chat in the order received, across workers', async () => {
+      const hooks = handler();
+      hooks.on('error', () => {});
+      let failedOnce = false;
+      hooks.on('message.add', async ({ data }, { tx }) => {
+        const m = data[0];
+        if (m?.text === 'a0' && !failedOnce) {
+          failedOnce = true; // the first of chat a fails once: the rest of chat a wait for it
+          throw new Error('transient');
+        }
+        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m?.chat_id, m?.text]);
+      });
+      for (let i = 0; i < 6; i++) {
+        await hooks.handle(post(messageAdd(`a${i}`, 'a', `a${i}`)));
+        await hooks.handle(post(messageAdd(`b${i}`, 'b', `b${i}`)));
+      }
+      const workers = [
+        inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }),
+        inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }),
+      ];
+      await until(async () => (await stored()).filter((r) => r.chat === 'b').length === 6);
+      await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // a0's backoff passed
+      await until(async () => (await stored()).length === 12);
+      await Promise.all(workers.map((w) => w.stop()));
+      const texts = (chat: string) =>
+        (async () => (await stored()).filter((r) => r.chat === chat).map((r) => r.text))();
+      expect(await texts('a')).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
+      expect(await texts('b')).toEqual(['b0', 'b1', 'b2', 'b3', 'b4', 'b5']);
+    });
+
+    it('several workers process each delivery exactly once', async () => {
+      const hooks = handler();
+      hooks.on('message.add', async ({ data }, { tx }) => {
+        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
+          data[0]?.chat_id,
+          data[0]?.text,
+        ]);
+      });
+      for (let i = 0; i < 40; i++) await hooks.handle(post(messageAdd(`x${i}`, `c${i % 7}`, `t${i}`)));
+      const workers = [1, 2, 3].map(() => inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }));
+      await until(async () => (await stored()).length >= 40);
+      await Promise.all(workers.map((w) => w.stop()));
+      const texts = (await stored()).map((r) => r.text);
+      expect(new Set(texts).size).toBe(40);
+      expect(texts.length).toBe(40);
+    });
+  });
+}

@@ -1,0 +1,29 @@
+// The migrations are plain SQL files (src/postgres/sql/*.sql) read through a generated module; a
+// .sql edited without regenerating must not ship. A custom schema replaces the default one.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderSqlModule, SQL_MODULE_FILE } from '../../scripts/sql-module.js';
+import { GatewayValidationError } from '../../src/core/errors.js';
+import { statementsOf, tablesOf } from '../../src/postgres/schema.js';
+import { MIGRATIONS } from '../../src/postgres/sql-sources.js';
+import { postgresStore } from '../../src/postgres/store.js';
+
+describe('the PostgreSQL migrations', () => {
+  it('src/postgres/sql-sources.ts is up to date (npx tsx scripts/build-sql.ts)', () => {
+    expect(readFileSync(SQL_MODULE_FILE, 'utf8')).toBe(renderSqlModule());
+  });
+
+  it('every statement may run again (IF NOT EXISTS) and names the schema given', () => {
+    for (const statement of MIGRATIONS.flatMap((m) => statementsOf(m.sql, 'crm'))) {
+      expect(statement).toMatch(/IF NOT EXISTS [^(]*"crm"\./);
+      expect(statement).not.toContain('messaging_gateway');
+    }
+  });
+
+  it('refuses a schema that is not a plain identifier, naming the option', () => {
+    for (const schema of ['x"; DROP TABLE y; --', 'Upper', '', '1abc']) {
+      expect(() => tablesOf(schema)).toThrow(GatewayValidationError);
+    }
+    expect(() => postgresStore({}, {})).toThrow(/pg Pool or Client, a postgres.js `sql`, or a PGlite/);
+  });
+});

@@ -1,0 +1,144 @@
+// store.outbox and store.deliveries (DESIGN: The CRM's own database): a send written in the
+// caller's transaction, relayed at most once, its row following the statuses; statuses in a table
+// and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayClient } from '../../src/client.js';
+import { GatewayValidationError } from '../../src/core/errors.js';
+import { postgresStore } from '../../src/postgres/store.js';
+import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
+import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
+import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+
+const params = (chat_id: string) =>
+  ({
+    channel_id: 'ch-1',
+    recipient: { chat_type: 'whatsapp', chat_id },
+    text: 'Your order has shipped',
+  }) as const;
+
+let gateway: FakeGateway;
+beforeAll(async () => {
+  gateway = await createFakeGateway({ stepMs: 1, autoStatuses: false });
+});
+afterAll(async () => gateway.close());
+const sends = () => gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages').length;
+
+for (const target of postgresTargets()) {
+  describe(`store.outbox on ${target.name}`, () => {
+    let opened: Awaited<ReturnType<typeof openStore>>;
+    beforeEach(async () => {
+      opened = await openStore(target);
+    });
+    afterEach(async () => opened.close());
+    const client = () => new GatewayClient({ baseUrl: gateway.url, token: gateway.token, logLevel: 'off' });
+    const outbox = () => opened.store.outbox;
+    const inTransaction = <T>(fn: (tx: unknown) => Promise<T>) =>
+      // the user's own transaction, through the store's driver seam (as pg BEGIN, sql.begin, PGlite's transaction)
+      import('../../src/postgres/driver.js').then(({ driverOf }) =>
+        driverOf(opened.db).transaction((_s, tx) => fn(tx)),
+      );
+
+    it('sends what was committed, records its request_id, and never what was rolled back', async () => {
+      const before = sends();
+      const id = await inTransaction((tx) => outbox().send(tx, params('79001112233')));
+      await inTransaction(async (tx) => {
+        await outbox().send(tx, params('79004445566'));
+        throw new Error('the order was not shipped after all');
+      }).catch(() => undefined);
+      expect(await outbox().get(id)).toMatchObject({ status: 'pending', request_id: null, sent_at: null });
+      const relay = outbox().relay(client(), { pollIntervalMs: 10 });
+      await until(async () => (await outbox().get(id))?.status === 'accepted');
+      await relay.stop();
+      const row = await outbox().get(id);
+      expect(row?.request_id).toMatch(/./);
+      expect(row?.sent_at).toBeInstanceOf(Date);
+      expect(row?.created_at).toBeInstanceOf(Date);
+      expect(sends() - before).toBe(1);
+    });
+
+    it('checks the send against the spec inside the caller’s transaction, writing nothing', async () => {
+      const bad = { ...params('79001112233'), recipient: { chat_type: 'whatsapp', chat_id: '+7 900' } };
+      await expect(inTransaction((tx) => outbox().send(tx, bad as never))).rejects.toBeInstanceOf(
+        GatewayValidationError,
+      );
+      const [count] = await sqlOn(opened.db, `SELECT count(*)::int AS n FROM "${opened.schema}".outbox`);
+      expect(count?.n).toBe(0);
+    });
+
+    it('a row found sending after its relay died becomes unknown, is reported, and is never sent again', async () => {
+      const id = await inTransaction((tx) => outbox().send(tx, params('79007778899')));
+      await sqlOn(
+        opened.db,
+        `UPDATE "${opened.schema}".outbox SET status = 'sending', lease_until = now() - interval '1 second' WHERE id = $1::bigint`,
+        [id],
+      );
+      const before = sends();
+      const reported: string[] = [];
+      const relay = outbox().relay(client(), {
+        pollIntervalMs: 10,
+        onError: (e) => void reported.push(e.message),
+      });
+      await until(async () => (await outbox().get(id))?.status === 'unknown');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await relay.stop();
+      expect(reported.join()).toContain(`Outbox row ${id} is unknown`);
+      expect(sends()).toBe(before);
+    });
+
+    it('a send the service refuses ends failed with its code; statuses reaching the handler move the row forward', async () => {
+      const id = await inTransaction((tx) => outbox().send(tx, params('79001234500')));
+      const relay = outbox().relay(client(), { pollIntervalMs: 10 });
+      await until(async () => (await outbox().get(id))?.status === 'accepted');
+      await relay.stop();
+      const requestId = String((await outbox().get(id))?.request_id);
+      const tracker = new DeliveryTracker({ store: opened.store.deliveries });
+      await tracker.observe({ request_id: requestId, status: 'delivered' } as never);
+      expect((await outbox().get(id))?.status).toBe('delivered');
+      await tracker.observe({ request_id: requestId, status: 'sent' } as never);
+      expect((await outbox().get(id))?.status).toBe('delivered'); // statuses only move forward
+      await tracker.observe({ request_id: requestId, status: 'failed', reason: 'bad_contact' } as never);
+      expect(await outbox().get(id)).toMatchObject({ status: 'failed', reason: 'bad_contact' });
+
+      gateway.failNext('POST', '/v2/messages', {
+        status: 400,
+        body: { error: 'TOO_MACH_ENTITIES' },
+      } as never);
+      const refusedId = await inTransaction((tx) => outbox().send(tx, params('79001234501')));
+      const again = outbox().relay(client(), { pollIntervalMs: 10 });
+      await until(async () => (await outbox().get(refusedId))?.status === 'failed');
+      await again.stop();
+    });
+  });
+
+  describe(`store.deliveries on ${target.name}`, () => {
+    let opened: Awaited<ReturnType<typeof openStore>>;
+    beforeEach(async () => {
+      opened = await openStore(target);
+    });
+    afterEach(async () => opened.close());
+
+    it('keeps statuses moving forward, finds a message by its id, and a waitFor on another instance resolves', async () => {
+      const deliveries = opened.store.deliveries;
+      await deliveries.record({ request_id: 'r-1', message_id: 'm-1', status: 'sent' } as never);
+      await deliveries.record({ request_id: 'r-1', status: 'accepted' } as never);
+      expect((await deliveries.get('m-1'))?.best?.status).toBe('sent');
+      expect(await deliveries.record({ message_id: 'm-none', status: 'read' } as never)).toBeUndefined();
+
+      // a second instance: its own handle (PGlite: the same one), its own store object
+      const other = await target.open();
+      const elsewhere = postgresStore(other.db, { schema: opened.schema });
+      const waiting = new DeliveryTracker({ store: elsewhere.deliveries }).waitFor('r-2', {
+        until: 'delivered',
+        timeoutMs: 10_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // listening
+      await new DeliveryTracker({ store: deliveries }).observe({
+        request_id: 'r-2',
+        status: 'delivered',
+      } as never);
+      await expect(waiting).resolves.toMatchObject({ status: 'delivered' });
+      await elsewhere.deliveries.close();
+      await other.close();
+    });
+  });
+}
