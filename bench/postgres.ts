@@ -94,7 +94,10 @@ async function responder(pool: pg.Pool): Promise<{ line: string; ok: boolean }> 
 async function relays(pool: pg.Pool, redisUrl: string): Promise<{ line: string; ok: boolean }> {
   const store = postgresStore(pool, { schema: 'bench_outbox' });
   await store.migrate();
-  const gateway = await createFakeGateway({ autoStatuses: false });
+  const gateway = await createFakeGateway({
+    autoStatuses: false,
+    channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+  });
   const { redis, close } = await connectClient('ioredis', redisUrl);
   const n = 1_500;
   const db = await pool.connect();

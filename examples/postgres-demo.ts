@@ -42,7 +42,10 @@ const tracker = new DeliveryTracker({ store: store.deliveries }).attach(hooks);
 const server = createServer(createNodeMiddleware(hooks)).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const { port } = server.address() as { port: number };
-const gateway = await createFakeGateway({ stepMs: 50 });
+const gateway = await createFakeGateway({
+  stepMs: 50,
+  channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+});
 const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
 await client.webhooks.ensure(`http://127.0.0.1:${port}/hooks?secret=demo-secret`, [
   'message.add',

@@ -10,7 +10,12 @@ const deliveries = Number(process.argv[3] ?? kills * 2);
 const bin = postgresBinDir();
 if (!bin) throw new Error('postgres not found: apt-get install postgresql');
 const server = await startPostgresServer(bin);
-const gateway = await createFakeGateway({ rateLimit: false, autoStatuses: false, maxRecords: 100_000 });
+const gateway = await createFakeGateway({
+  rateLimit: false,
+  autoStatuses: false,
+  maxRecords: 100_000,
+  channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+});
 let failed = false;
 try {
   for (const driver of ['pg', 'postgres.js'] as const) {

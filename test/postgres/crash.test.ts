@@ -31,7 +31,11 @@ const NOTHING_LOST_OR_REPEATED = {
 
 let gateway: FakeGateway;
 beforeAll(async () => {
-  gateway = await createFakeGateway({ rateLimit: false, autoStatuses: false });
+  gateway = await createFakeGateway({
+    rateLimit: false,
+    autoStatuses: false,
+    channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+  });
 });
 afterAll(async () => gateway?.close());
 

@@ -18,7 +18,11 @@ const params = (chat_id: string) =>
 
 let gateway: FakeGateway;
 beforeAll(async () => {
-  gateway = await createFakeGateway({ stepMs: 1, autoStatuses: false });
+  gateway = await createFakeGateway({
+    stepMs: 1,
+    autoStatuses: false,
+    channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+  });
 });
 afterAll(async () => gateway.close());
 const sends = () => gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages').length;
