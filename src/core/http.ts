@@ -176,7 +176,9 @@ export class HttpCore {
         sentAt = performance.now();
         // Time that ran out before the request reached fetch (the first call loads the HTTP
         // client, and a busy process runs overdue timers late) ends the attempt unsent.
-        const leaving = () => void (left = !deadline.expire());
+        const leaving = () => {
+          left = !deadline.expire();
+        };
         const steps = { answered: release, leaving };
         try {
           return await this.#exchange.send(spec, token, call, deadline.signal, steps);

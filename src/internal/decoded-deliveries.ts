@@ -18,7 +18,8 @@ export type DecodedWatcher = (webhook: unknown, report: ReportProblem) => void;
 
 const REGISTRY = Symbol.for('messaging-gateway-sdk.decoded-deliveries');
 const holder = globalThis as { [REGISTRY]?: WeakMap<object, Set<DecodedWatcher>> };
-const watchers = (holder[REGISTRY] ??= new WeakMap());
+holder[REGISTRY] ??= new WeakMap();
+const watchers = holder[REGISTRY];
 
 /** Starts hearing the deliveries `handler` decodes; returns what stops it. */
 export function watchDecoded(handler: object, watcher: DecodedWatcher): () => void {

@@ -72,7 +72,15 @@ describe('credentials echoed back by the service', () => {
       const build = () => new GatewayClient({ baseUrl: 'http://127.0.0.1:1', [option]: baseUrl, token: 't' });
       expect(build).toThrow(GatewayError);
       expect(build).toThrow(option);
-      const text = String((() => { try { build(); } catch (error) { return (error as Error).message; } })());
+      const text = String(
+        (() => {
+          try {
+            build();
+          } catch (error) {
+            return (error as Error).message;
+          }
+        })(),
+      );
       expect(text).not.toContain('base-url-pass-9');
       expect(text).not.toContain('crm-user');
     }

@@ -254,7 +254,7 @@ function checkConnectOptions(options: ConnectOptions): ConnectOptions {
   const what = 'channels.connect options';
   const { hooks } = options;
   if (typeof hooks !== 'object' || hooks === null) {
-    throw optionError(['hooks'], 'the WebhookHandler receiving the account\'s deliveries', hooks, what);
+    throw optionError(['hooks'], "the WebhookHandler receiving the account's deliveries", hooks, what);
   }
   if (options.timeoutMs !== undefined) checkMs(options.timeoutMs, ['timeoutMs'], what);
   const poll = options.pollIntervalMs;
