@@ -55,7 +55,18 @@ function env(name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
+/**
+ * An absolute address without credentials in it: fetch refuses to make a request to
+ * `https://user:pass@host` (every call would fail as if the service never answered), and the
+ * address is shown in errors and spans. Such an address is never echoed back.
+ */
 function checkUrl(value: string, option: string): string {
+  const withUserInfo = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(value);
+  if (withUserInfo) {
+    throw new GatewayError(
+      `${option} must not hold a user name or password (user:password@): fetch cannot send to such an address; the credential goes in token or apiKey`,
+    );
+  }
   try {
     new URL(value);
   } catch {

@@ -110,11 +110,13 @@ describe('channels.connect', () => {
     ['timeoutMs of 0', { timeoutMs: 0 }, 'timeoutMs'],
     ['pollIntervalMs of 0', { pollIntervalMs: 0 }, 'pollIntervalMs'],
     ['pollIntervalMs under a second', { pollIntervalMs: 999 }, 'pollIntervalMs'],
+    ['no hooks (plain JavaScript)', { hooks: undefined }, 'hooks'],
+    ['hooks that are a string', { hooks: 'handler' }, 'hooks'],
   ])('%s is a GatewayValidationError before any channel is created', async (_case, options, field) => {
     const client = clientOf();
     const hooks = new WebhookHandler({ secret: SECRET });
     const error = await (async () => {
-      for await (const _step of client.channels.connect(whatsapp, { hooks, ...options })) break;
+      for await (const _step of client.channels.connect(whatsapp, { hooks, ...(options as object) })) break;
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayValidationError);
     expect((error as GatewayValidationError).message).toContain(field);

@@ -252,6 +252,10 @@ const MIN_POLL_MS = 1000;
 /** The options of `channels.connect`, checked at the door as the client's are. */
 function checkConnectOptions(options: ConnectOptions): ConnectOptions {
   const what = 'channels.connect options';
+  const { hooks } = options;
+  if (typeof hooks !== 'object' || hooks === null) {
+    throw optionError(['hooks'], "the WebhookHandler receiving the account's deliveries", hooks, what);
+  }
   if (options.timeoutMs !== undefined) checkMs(options.timeoutMs, ['timeoutMs'], what);
   const poll = options.pollIntervalMs;
   if (poll !== undefined && !(typeof poll === 'number' && poll >= MIN_POLL_MS && poll <= MAX_TIMER_MS)) {
