@@ -226,7 +226,9 @@ function controls({ state, deliverer, gate, server, simulate, live }: Parts) {
   return {
     simulate,
     failNext(method: string, path: string, answer: FailAnswer) {
-      gate.failures.push({ ...answer, times: answer.times ?? 1, method: method.toUpperCase(), path });
+      // NaN or a count under 1 would never reach 0 or mean nothing: once, as when left out
+      const times = (answer.times ?? 0) >= 1 ? (answer.times as number) : 1;
+      gate.failures.push({ ...answer, times, method: method.toUpperCase(), path });
     },
     drain: () => deliverer.drain(),
     reset() {

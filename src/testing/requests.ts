@@ -98,6 +98,8 @@ export class RequestGate {
       record.body = await readJson(req);
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
+        // the rest of the body is not read: the connection cannot carry another request
+        res.setHeader('connection', 'close');
         fail(res, 413, 'payload_too_large', `the body is over ${error.maxBytes} bytes`);
       } else fail(res, 400, 'bad_request', 'the body is not JSON');
       return { record, pending: false };

@@ -280,11 +280,23 @@ describe('authentication and the rate limit', () => {
     const big = JSON.stringify({ text: 'x'.repeat(5 * 1024 * 1024 + 1) });
     expect((await api('POST', '/v2/messages', big)).status).toBe(413);
   });
+
+  it('closes the connection after a 413, so the next requests of a keep-alive client succeed', async () => {
+    const big = 'x'.repeat(6_000_000);
+    expect((await api('POST', '/v2/messages', big)).status).toBe(413);
+    for (let i = 0; i < 4; i++) expect((await api('GET', '/v2/channels')).status).toBe(200);
+  });
 });
 
 describe('failNext', () => {
   it('fails one request when times is left undefined', async () => {
     gateway.failNext('GET', '/v2/channels', { status: 503, times: undefined });
+    expect((await api('GET', '/v2/channels')).status).toBe(503);
+    expect((await api('GET', '/v2/channels')).status).toBe(200);
+  });
+
+  it.each([NaN, 0, -1])('fails one request when times is %s', async (times) => {
+    gateway.failNext('GET', '/v2/channels', { status: 503, times });
     expect((await api('GET', '/v2/channels')).status).toBe(503);
     expect((await api('GET', '/v2/channels')).status).toBe(200);
   });
