@@ -55,7 +55,7 @@ async function golden(name: string, args: string[]): Promise<void> {
 describe('messaging-gateway against the fake gateway', () => {
   it('--version prints the package version', async () => {
     const { code, stdout } = await bin(['--version']);
-    expect([code, stdout.trim()]).toEqual([0, '0.2.0']);
+    expect([code, stdout.trim()]).toEqual([0, '0.3.0']);
   });
 
   it('channels list and get (golden)', async () => {
