@@ -1,22 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
+import { crm } from '../support/crm.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
 
 const contactAdd = JSON.stringify(fixture('v2', 'crm_entities.contact_add'));
 const to = (body: unknown) => post(body, HOOK_URL);
-
-/** A CRM that counts the contacts it creates and answers with the newest one's id. */
-function crm() {
-  let created = 0;
-  return {
-    get created() {
-      return created;
-    },
-    create: () => ({ id: `crm-${++created}`, name: 'Alice' }),
-  };
-}
 
 afterEach(() => {
   vi.useRealTimers();

@@ -4,6 +4,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 import { MemoryDedupeStore } from '../../src/webhooks/receive/memory-dedupe-store.js';
+import { crm } from '../support/crm.js';
 import { keylessContactAdd, post } from '../support/deliveries.js';
 import { fixture } from '../support/fixtures.js';
 import { collecting, HOOK_URL } from '../support/handler.js';
@@ -12,17 +13,6 @@ const to = (body: unknown) => post(body, HOOK_URL);
 
 const createContact = JSON.stringify(fixture('v3', 'createContact'));
 const createDeal = JSON.stringify(fixture('v3', 'createDeal'));
-
-/** A CRM that counts what it creates and answers with the newest id. */
-function crm() {
-  let created = 0;
-  return {
-    get created() {
-      return created;
-    },
-    create: () => ({ id: `crm-${++created}`, name: 'Alice' }),
-  };
-}
 
 /** A listener that throws the first `n` times. */
 function failingTimes(n: number) {
