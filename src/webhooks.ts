@@ -128,6 +128,6 @@ export type {
 export { type HandleOptions, WebhookHandler } from './webhooks/receive/handler.js';
 export type { HandlerSource } from './webhooks/receive/handler-source.js';
 export { type MemoryDedupeOptions, MemoryDedupeStore } from './webhooks/receive/memory-dedupe-store.js';
-export type { DispatchMode, WebhookHandlerOptions } from './webhooks/receive/options.js';
+export type { DispatchMode, WebhookHandlerOptions, WebhookQueue } from './webhooks/receive/options.js';
 export { type KeyAction, OUTCOMES, type Outcome, type OutcomeRow } from './webhooks/receive/outcomes.js';
 export type { WebhookRequest, WebhookResponse } from './webhooks/receive/request.js';
