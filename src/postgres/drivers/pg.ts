@@ -47,17 +47,23 @@ async function inTransaction<T>(
   }
 }
 
-/** node-postgres: a Pool lends a client per transaction; a lone Client runs one transaction at a time. */
+/**
+ * node-postgres: a Pool lends a client per transaction. A lone Client is one connection: its
+ * transactions and statements take turns, since a statement sent while a transaction is open on it
+ * would run inside it (and be rolled back with it).
+ */
 export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
   let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(work);
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  const statements = session(db);
   return {
-    ...session(db),
+    query: isPool(db) ? statements.query : (text, params) => inTurn(() => statements.query(text, params)),
     async transaction(fn) {
-      if (!isPool(db)) {
-        const mine = turn.then(() => inTransaction(db, fn));
-        turn = mine.catch(() => undefined);
-        return mine;
-      }
+      if (!isPool(db)) return inTurn(() => inTransaction(db, fn));
       const client = await db.connect();
       let broken: Error | undefined;
       try {
