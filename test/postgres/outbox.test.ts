@@ -1,6 +1,8 @@
 // store.outbox and store.deliveries (DESIGN: The CRM's own database): a send written in the
 // caller's transaction, relayed at most once, its row following the statuses; statuses in a table
 // and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { GatewayValidationError } from '../../src/core/errors.js';
@@ -87,6 +89,30 @@ for (const target of postgresTargets()) {
       await relay.stop();
       expect(reported.join()).toContain(`Outbox row ${id} is unknown`);
       expect(sends()).toBe(before);
+    });
+
+    it('a send that surely never left (connection refused) stays pending and is sent once the service is back', async () => {
+      const before = sends();
+      const id = await inTransaction((tx) => outbox().send(tx, params('79001230000')));
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      const down = new GatewayClient({
+        baseUrl: `http://127.0.0.1:${port}`, // nothing listens: refused before anything was sent
+        token: gateway.token,
+        logLevel: 'off',
+        maxRetries: 0,
+      });
+      const errors: string[] = [];
+      const relay = outbox().relay(down, { pollIntervalMs: 10, onError: (e) => void errors.push(e.message) });
+      await until(() => errors.length > 0);
+      await relay.stop();
+      expect((await outbox().get(id))?.status).toBe('pending');
+      const up = outbox().relay(client(), { pollIntervalMs: 10 });
+      await until(async () => (await outbox().get(id))?.status === 'accepted');
+      await up.stop();
+      expect(sends() - before).toBe(1);
     });
 
     it('a send the service refuses ends failed with its code; statuses reaching the handler move the row forward', async () => {
