@@ -1,8 +1,9 @@
 // store.outbox and store.deliveries (DESIGN: The CRM's own database): a send written in the
 // caller's transaction, relayed at most once, its row following the statuses; statuses in a table
 // and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js.
-import { createServer } from 'node:net';
+
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { GatewayValidationError } from '../../src/core/errors.js';
