@@ -171,5 +171,34 @@ for (const target of postgresTargets()) {
       await elsewhere.deliveries.close();
       await other.close();
     });
+
+    it.skipIf(target.name === 'pglite')(
+      'listens again after its connection dropped: a later waitFor on this instance still hears another',
+      async () => {
+        const other = await target.open();
+        const elsewhere = postgresStore(other.db, { schema: opened.schema });
+        const tracker = new DeliveryTracker({ store: elsewhere.deliveries });
+        const first = tracker.waitFor('r-3', { until: 'delivered', timeoutMs: 10_000 });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // listening
+        await sqlOn(
+          opened.db,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the drop noticed, listening anew
+        const second = tracker.waitFor('r-4', { until: 'delivered', timeoutMs: 5_000 });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const here = new DeliveryTracker({ store: opened.store.deliveries });
+        await here.observe({ request_id: 'r-3', status: 'delivered' } as never);
+        await here.observe({ request_id: 'r-4', status: 'delivered' } as never);
+        await expect(first).resolves.toMatchObject({ status: 'delivered' });
+        await expect(second).resolves.toMatchObject({ status: 'delivered' });
+        if (target.name === 'pg') {
+          const pool = other.db as { totalCount: number; idleCount: number };
+          expect(pool.totalCount - pool.idleCount).toBe(1); // the new listener; the broken one went back
+        }
+        await elsewhere.deliveries.close();
+        await other.close();
+      },
+    );
   });
 }

@@ -80,12 +80,27 @@ export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
       const listener = (message: Notification) => {
         if (message.channel === channel) onPayload(message.payload ?? '');
       };
-      // A broken connection is the pool's to replace; the store hears of it and listens again.
-      const lost = () => onLost?.();
+      // A broken connection goes back to the pool to be dropped; the store hears of it and listens again.
+      let broken = false;
+      const lost = (error: Error) => {
+        if (broken) return;
+        broken = true;
+        client.off('notification', listener);
+        if (isPool(db)) (client as PgPoolClient).release(error);
+        onLost?.();
+      };
       client.on('notification', listener);
       client.on('error', lost);
-      await client.query(`LISTEN "${channel}"`);
+      try {
+        await client.query(`LISTEN "${channel}"`);
+      } catch (error) {
+        client.off('notification', listener);
+        client.off('error', lost);
+        if (isPool(db) && !broken) (client as PgPoolClient).release(error as Error);
+        throw error;
+      }
       return async () => {
+        if (broken) return;
         client.off('notification', listener);
         await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
         client.off('error', lost);
