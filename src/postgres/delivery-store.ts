@@ -1,4 +1,5 @@
 import { isRecord } from '../internal/is-record.js';
+import { sleep } from '../internal/sleep.js';
 import type { MessageStatusUpdate } from '../schemas/events-v2.js';
 import type { DeliveryFeed, DeliveryStore, StatusEntry } from '../tracking/delivery-store.js';
 import { rankOf } from '../tracking/status-order.js';
@@ -106,11 +107,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
    */
   async subscribe(feed: DeliveryFeed): Promise<void> {
     this.#feeds.add(feed);
-    this.#listening ??= this.#db.listen(
-      statusChannel(this.#t),
-      (payload) => this.#announced(payload),
-      () => this.#lost(),
-    );
+    this.#listening ??= this.#listen();
     try {
       await this.#listening;
     } catch (error) {
@@ -130,9 +127,31 @@ export class PostgresDeliveryStore implements DeliveryStore {
     if (entry) for (const feed of this.#feeds) feed.entry(entry);
   }
 
-  /** The listening connection broke: waits read again, and the next subscribe listens anew. */
-  #lost(): void {
+  #listen(): Promise<() => Promise<void>> {
+    return this.#db.listen(
+      statusChannel(this.#t),
+      (payload) => this.#announced(payload),
+      () => void this.#lost(),
+    );
+  }
+
+  /**
+   * The listening connection broke: listens anew at once (a tracker subscribes only once), trying
+   * again every second while anyone is subscribed; then every wait reads the store again.
+   */
+  async #lost(): Promise<void> {
     this.#listening = undefined;
+    while (this.#feeds.size > 0 && this.#listening === undefined) {
+      const listening = this.#listen();
+      this.#listening = listening;
+      try {
+        const stop = await listening;
+        if (this.#feeds.size === 0) await stop(); // closed meanwhile
+      } catch {
+        if (this.#listening === listening) this.#listening = undefined;
+        await sleep(1_000);
+      }
+    }
     for (const feed of this.#feeds) feed.resync();
   }
 

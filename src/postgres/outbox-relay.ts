@@ -1,4 +1,11 @@
-import { GatewayApiError, GatewayError, RateLimitError } from '../core/errors.js';
+import {
+  GatewayApiError,
+  GatewayConnectionError,
+  GatewayError,
+  GatewayTimeoutError,
+  RateLimitError,
+} from '../core/errors.js';
+import { NEVER_SENT_CODES } from '../core/retry-policy.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
 import { consoleErrors, countOption, type LoopErrorHandler, PollLoops } from './poll-loops.js';
@@ -95,6 +102,10 @@ async function sendOne(
     const status = await refused(db, t, id, error);
     if (status === 'unknown')
       onError(new GatewayError(`Outbox row ${id} is unknown: the send failed mid-way`, { cause: error }));
+    if (status === 'pending') {
+      onError(new GatewayError(`Outbox row ${id} was not sent; it stays pending`, { cause: error }));
+      return false; // the service is out of reach: wait pollIntervalMs before the next row
+    }
   }
   return true;
 }
@@ -111,12 +122,21 @@ async function accepted(db: Database, t: Tables, id: string, requestId: string):
   );
 }
 
+/** Whether the send surely never reached the service: a 429, a connection never made, a wait in the rate limiter. */
+function neverSent(error: unknown): boolean {
+  if (error instanceof RateLimitError) return true;
+  if (error instanceof GatewayConnectionError)
+    return error.errorCode !== undefined && NEVER_SENT_CODES.has(error.errorCode);
+  return error instanceof GatewayTimeoutError && error.queued;
+}
+
 /**
- * A send that failed: refused by the service (4xx: `failed`, its code as the reason; 429 after
- * the client's retries: `pending` again, it was not sent) or of unknown fate (`unknown`).
+ * A send that failed: refused by the service (4xx: `failed`, its code as the reason), surely never
+ * sent (a 429 or a connection never made, after the client's retries: `pending` again), or of
+ * unknown fate (`unknown`).
  */
 async function refused(db: Database, t: Tables, id: string, error: unknown): Promise<string> {
-  const tooMany = error instanceof RateLimitError;
+  const tooMany = neverSent(error);
   const rejected =
     error instanceof GatewayApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
   const status = tooMany ? 'pending' : rejected ? 'failed' : 'unknown';

@@ -129,6 +129,41 @@ for (const target of postgresTargets()) {
       },
     );
 
+    it('a listener outliving replyTimeoutMs keeps the key: the retry meanwhile is 409, never run beside it', async () => {
+      const hooks = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: opened.store.dedupe,
+        dispatch: 'await',
+        replyTimeoutMs: 150,
+      });
+      hooks.on('error', () => {});
+      hooks.respond('crm_entities.contact_add', async () => ({ id: 'c-6', name: 'Flo' }));
+      let running = 0;
+      let most = 0;
+      let runs = 0;
+      let finished: () => void = () => {};
+      const ended = new Promise<void>((resolve) => {
+        finished = resolve;
+      });
+      hooks.on('webhook', async () => {
+        runs++;
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        running--;
+        finished();
+      });
+      expect((await hooks.handle(post(contactAdd('k-6')))).status).not.toBe(200);
+      const meanwhile = await hooks.handle(post(contactAdd('k-6')));
+      // PGlite is one connection: the retry's transaction queues behind the first, past its deadline.
+      expect(meanwhile.status).toBe(target.name === 'pglite' ? 500 : 409);
+      await ended;
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the late commit
+      const after = await hooks.handle(post(contactAdd('k-6')));
+      expect(after.status).toBe(200);
+      expect(runs).toBe(1);
+      expect(most).toBe(1);
+    });
+
     it('keeps the DedupeStore contract for callers of claim: processing while held, a kept reply across a release, done', async () => {
       const d = opened.store.dedupe;
       const first = await d.claim('c-1', 60_000);

@@ -1,6 +1,9 @@
 // store.outbox and store.deliveries (DESIGN: The CRM's own database): a send written in the
 // caller's transaction, relayed at most once, its row following the statuses; statuses in a table
 // and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js.
+
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { GatewayValidationError } from '../../src/core/errors.js';
@@ -89,6 +92,30 @@ for (const target of postgresTargets()) {
       expect(sends()).toBe(before);
     });
 
+    it('a send that surely never left (connection refused) stays pending and is sent once the service is back', async () => {
+      const before = sends();
+      const id = await inTransaction((tx) => outbox().send(tx, params('79001230000')));
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      const down = new GatewayClient({
+        baseUrl: `http://127.0.0.1:${port}`, // nothing listens: refused before anything was sent
+        token: gateway.token,
+        logLevel: 'off',
+        maxRetries: 0,
+      });
+      const errors: string[] = [];
+      const relay = outbox().relay(down, { pollIntervalMs: 10, onError: (e) => void errors.push(e.message) });
+      await until(() => errors.length > 0);
+      await relay.stop();
+      expect((await outbox().get(id))?.status).toBe('pending');
+      const up = outbox().relay(client(), { pollIntervalMs: 10 });
+      await until(async () => (await outbox().get(id))?.status === 'accepted');
+      await up.stop();
+      expect(sends() - before).toBe(1);
+    });
+
     it('a send the service refuses ends failed with its code; statuses reaching the handler move the row forward', async () => {
       const id = await inTransaction((tx) => outbox().send(tx, params('79001234500')));
       const relay = outbox().relay(client(), { pollIntervalMs: 10 });
@@ -144,5 +171,34 @@ for (const target of postgresTargets()) {
       await elsewhere.deliveries.close();
       await other.close();
     });
+
+    it.skipIf(target.name === 'pglite')(
+      'listens again after its connection dropped: a later waitFor on this instance still hears another',
+      async () => {
+        const other = await target.open();
+        const elsewhere = postgresStore(other.db, { schema: opened.schema });
+        const tracker = new DeliveryTracker({ store: elsewhere.deliveries });
+        const first = tracker.waitFor('r-3', { until: 'delivered', timeoutMs: 10_000 });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // listening
+        await sqlOn(
+          opened.db,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the drop noticed, listening anew
+        const second = tracker.waitFor('r-4', { until: 'delivered', timeoutMs: 5_000 });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const here = new DeliveryTracker({ store: opened.store.deliveries });
+        await here.observe({ request_id: 'r-3', status: 'delivered' } as never);
+        await here.observe({ request_id: 'r-4', status: 'delivered' } as never);
+        await expect(first).resolves.toMatchObject({ status: 'delivered' });
+        await expect(second).resolves.toMatchObject({ status: 'delivered' });
+        if (target.name === 'pg') {
+          const pool = other.db as { totalCount: number; idleCount: number };
+          expect(pool.totalCount - pool.idleCount).toBe(1); // the new listener; the broken one went back
+        }
+        await elsewhere.deliveries.close();
+        await other.close();
+      },
+    );
   });
 }

@@ -47,17 +47,23 @@ async function inTransaction<T>(
   }
 }
 
-/** node-postgres: a Pool lends a client per transaction; a lone Client runs one transaction at a time. */
+/**
+ * node-postgres: a Pool lends a client per transaction. A lone Client is one connection: its
+ * transactions and statements take turns, since a statement sent while a transaction is open on it
+ * would run inside it (and be rolled back with it).
+ */
 export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
   let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(work);
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  const statements = session(db);
   return {
-    ...session(db),
+    query: isPool(db) ? statements.query : (text, params) => inTurn(() => statements.query(text, params)),
     async transaction(fn) {
-      if (!isPool(db)) {
-        const mine = turn.then(() => inTransaction(db, fn));
-        turn = mine.catch(() => undefined);
-        return mine;
-      }
+      if (!isPool(db)) return inTurn(() => inTransaction(db, fn));
       const client = await db.connect();
       let broken: Error | undefined;
       try {
@@ -74,12 +80,27 @@ export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
       const listener = (message: Notification) => {
         if (message.channel === channel) onPayload(message.payload ?? '');
       };
-      // A broken connection is the pool's to replace; the store hears of it and listens again.
-      const lost = () => onLost?.();
+      // A broken connection goes back to the pool to be dropped; the store hears of it and listens again.
+      let broken = false;
+      const lost = (error: Error) => {
+        if (broken) return;
+        broken = true;
+        client.off('notification', listener);
+        if (isPool(db)) (client as PgPoolClient).release(error);
+        onLost?.();
+      };
       client.on('notification', listener);
       client.on('error', lost);
-      await client.query(`LISTEN "${channel}"`);
+      try {
+        await client.query(`LISTEN "${channel}"`);
+      } catch (error) {
+        client.off('notification', listener);
+        client.off('error', lost);
+        if (isPool(db) && !broken) (client as PgPoolClient).release(error as Error);
+        throw error;
+      }
       return async () => {
+        if (broken) return;
         client.off('notification', listener);
         await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
         client.off('error', lost);

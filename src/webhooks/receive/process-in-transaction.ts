@@ -38,8 +38,11 @@ export async function processInTransaction(
     }
     if (slot) return reply;
     delivery.stage = 'dispatch';
-    if ((await dispatchNow(parts, webhook, delivery, deadline)) !== 'done') throw new DispatchFailed();
-    return reply;
+    if ((await dispatchNow(parts, webhook, delivery, deadline)) === 'done') return reply;
+    // Work past the deadline keeps the key (the transaction) until it ends: a retry meanwhile is
+    // 'processing', never run beside it; done late, it commits as done.
+    if ((await delivery.lateWork) === 'done') return reply;
+    throw new DispatchFailed();
   };
   const key = delivery.transactionKey as string;
   const transaction = Promise.resolve().then(() =>
