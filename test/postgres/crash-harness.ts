@@ -45,6 +45,7 @@ export class CrmUnderTest {
   ): Promise<CrmUnderTest> {
     const schema = `crash_${Math.random().toString(36).slice(2, 8)}`;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
+    pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     await postgresStore(pool, { schema }).migrate();
     await pool.query(`CREATE TABLE "${schema}".contacts (id serial PRIMARY KEY, key text)`);
     await pool.query(`CREATE TABLE "${schema}".messages (id serial PRIMARY KEY, key text)`);
@@ -123,6 +124,7 @@ export class CrmUnderTest {
   /** Waits (the process running) until no delivery and no send is left to do. */
   async settle(timeoutMs = 60_000): Promise<void> {
     const pool = new pg.Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
+    pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     const s = `"${this.env.SCHEMA}"`;
     const end = Date.now() + timeoutMs;
     try {
@@ -143,6 +145,7 @@ export class CrmUnderTest {
   /** Counts what the database and the gateway hold against what was delivered. */
   async figures(gateway: FakeGateway, contactKeys: string[], messageKeys: string[]): Promise<CrashFigures> {
     const pool = new pg.Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
+    pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     const s = `"${this.env.SCHEMA}"`;
     const counts = async (sql: string) =>
       new Map((await pool.query(sql)).rows.map((r: { key: string; n: number }) => [r.key, Number(r.n)]));
