@@ -1,3 +1,5 @@
+import { BoundedMap } from '../internal/bounded-map.js';
+
 /** What stands in place of a credential found in a string. */
 export const REDACTED = '[redacted]';
 /** What stands in place of what lies deeper than the scrub goes: it is not looked at, so not kept. */
@@ -16,9 +18,26 @@ export function redact<T>(value: T, secrets: Iterable<string>, depth = 0): T {
   return scrub(value, pattern, depth) as T;
 }
 
+/**
+ * Patterns already built, by their secrets: a client's secrets rarely change, and building one
+ * (every spelling, a regular expression) costs more than a whole call's other work.
+ */
+const patterns = new BoundedMap<string, RegExp | null>(256);
+
 /** One case-insensitive pattern for every spelling of every secret (none for no secret). */
 function patternOf(secrets: Iterable<string>): RegExp | undefined {
-  const list = [...new Set([...secrets].filter((s) => s.length > 0).flatMap(spellings))];
+  const given = [...secrets];
+  const key = given.join('\u0000');
+  let pattern = patterns.get(key);
+  if (pattern === undefined) {
+    pattern = buildPattern(given) ?? null;
+    patterns.set(key, pattern);
+  }
+  return pattern ?? undefined;
+}
+
+function buildPattern(secrets: string[]): RegExp | undefined {
+  const list = [...new Set(secrets.filter((s) => s.length > 0).flatMap(spellings))];
   if (list.length === 0) return undefined;
   // Longest first, so a spelling holding another is replaced whole.
   list.sort((a, b) => b.length - a.length);
