@@ -177,17 +177,19 @@ export function maskSecret(url: string): string {
  * read as {@link maskSecret} reads them, in any case): what a listener may see of the address.
  */
 export function withoutSecret(url: string): string {
-  const path = pathAndQuery(url);
+  const full = pathAndQuery(url);
+  // A fragment never reaches a server; one a client sent anyway is dropped, with whatever it holds.
+  const hash = full.indexOf('#');
+  const path = hash < 0 ? full : full.slice(0, hash);
   const query = path.indexOf('?');
   if (query < 0) return path;
-  const hash = path.indexOf('#', query);
   const kept: string[] = [];
   scanQuery(path, (key, eq, end) => {
     if (!keyIs(path, key, eq, 'secret', true)) kept.push(path.slice(key, end));
     return false;
   });
   const rest = kept.length > 0 ? `?${kept.join('&')}` : '';
-  return path.slice(0, query) + rest + (hash < 0 ? '' : path.slice(hash));
+  return path.slice(0, query) + rest;
 }
 
 /** `url` from its path on: the origin of a full address dropped, a path kept as it is. */
