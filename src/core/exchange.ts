@@ -40,14 +40,9 @@ export class Exchange {
     return surface === 'v2' ? this.#options.baseUrl : this.#options.v3BaseUrl;
   }
 
-  /** The base address of an API as errors, logs and spans show it: without credentials in it. */
-  shownBaseOf(surface: Surface): string {
-    return withoutUserInfo(this.baseOf(surface));
-  }
-
   /** The full address of a call, as errors report it. */
   urlOf(spec: CallSpec): string {
-    return addressOf(this.shownBaseOf(spec.surface), spec.path, spec.query);
+    return addressOf(this.baseOf(spec.surface), spec.path, spec.query);
   }
 
   /**
@@ -158,26 +153,5 @@ export class Exchange {
   /** Built only when an error needs it: a successful call never pays for it. */
   #where(spec: CallSpec) {
     return { method: spec.method, url: this.urlOf(spec) };
-  }
-}
-
-/** The user information of an address (`https://user:pass@host`): credentials, never shown. */
-const USER_INFO = /^([a-z][a-z\d+.-]*:\/\/)([^/?#@]*)@/i;
-
-/** `https://user:pass@host/v2` → `https://host/v2`. */
-const withoutUserInfo = (address: string): string => address.replace(USER_INFO, '$1');
-
-/** The user name and password written into base addresses, as written and decoded. */
-export function userInfoOf(...addresses: string[]): string[] {
-  return addresses.flatMap((address) =>
-    (USER_INFO.exec(address)?.[2]?.split(':') ?? []).flatMap((part) => [part, safeDecode(part)]),
-  );
-}
-
-function safeDecode(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
   }
 }

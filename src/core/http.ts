@@ -7,7 +7,7 @@ import { addressOf, type CallSpec } from './call-spec.js';
 import { CredentialSource } from './credentials.js';
 import { channels, routeOf, safePath, traced } from './diagnostics.js';
 import { GatewayAbortError, GatewayTimeoutError } from './errors.js';
-import { Exchange, userInfoOf } from './exchange.js';
+import { Exchange } from './exchange.js';
 import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
@@ -150,7 +150,7 @@ export class HttpCore {
       method: spec.method,
       path: safePath(spec.path),
       route: routeOf(spec.path),
-      url: addressOf(this.#exchange.shownBaseOf(spec.surface), safePath(spec.path)), // no query
+      url: addressOf(this.#exchange.baseOf(spec.surface), safePath(spec.path)), // no query
       attempt: n,
     });
     return traced(channels.attempt, context, async (at: Traced | undefined) =>
@@ -229,13 +229,9 @@ export class HttpCore {
     return new GatewayTimeoutError({ ...where, timeoutMs: call.timeout, queued: true, retryable: true });
   }
 
+  /** The credentials no error, log line or span may show (a base address cannot hold any). */
   #secrets(): string[] {
-    const { baseUrl, v3BaseUrl } = this.#options;
-    return [
-      ...this.#credentials.v2.secrets(),
-      ...this.#credentials.v3.secrets(),
-      ...userInfoOf(baseUrl, v3BaseUrl),
-    ];
+    return [...this.#credentials.v2.secrets(), ...this.#credentials.v3.secrets()];
   }
 }
 
