@@ -78,14 +78,24 @@ export class Pipeline {
       waitUntil,
       stage: 'read',
     };
-    const admitted = await this.#guard(delivery, () => this.#admit(request, delivery));
+    let admitted: Admitted | Ending;
+    try {
+      admitted = await this.#admit(request, delivery);
+    } catch (error) {
+      admitted = this.#unexpected(error, delivery);
+    }
     if ('outcome' in admitted) return answerOf(admitted.outcome, admitted.reply); // no key is held yet
     return trace((t) => this.#process(admitted, delivery, t));
   }
 
   /** decode → claim → answer → dispatch → settle, and the answer. */
   async #process(admitted: Admitted, delivery: Delivery, trace?: WebhookTrace): Promise<WebhookResponse> {
-    const ending = await this.#guard(delivery, () => this.#run(admitted, delivery));
+    let ending: Ending;
+    try {
+      ending = await this.#run(admitted, delivery);
+    } catch (error) {
+      ending = this.#unexpected(error, delivery);
+    }
     await this.#settle(ending, delivery);
     const response = answerOf(ending.outcome, ending.reply);
     if (trace) {
@@ -96,14 +106,10 @@ export class Pipeline {
     return response;
   }
 
-  /** Runs a step; anything it throws is reported and ends the delivery as `unexpected`. */
-  async #guard<T extends object>(delivery: Delivery, step: () => Promise<T | Ending>): Promise<T | Ending> {
-    try {
-      return await step();
-    } catch (error) {
-      this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
-      return { outcome: 'unexpected' };
-    }
+  /** A step threw: reported, and the delivery ends as `unexpected`. */
+  #unexpected(error: unknown, delivery: Delivery): Ending {
+    this.#parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
+    return { outcome: 'unexpected' };
   }
 
   /** verify → read: the body of an authenticated delivery, or how the request was refused. */

@@ -50,29 +50,28 @@ export function header(headers: WebhookRequest['headers'], name: Lowercase<strin
 /**
  * Calls `visit` with the bounds of each non-empty `key=value` pair in the query of `url` (a path
  * or a full address), in order, until it returns true: the key is `[key, eq)`, the value
- * `[eq + 1, end)` (empty when `eq === end`, a pair without `=`). One pass over the query, and
- * nothing decoded: the sender chooses the query, so reading it must cost no more than its length.
+ * `[eq + 1, end)` (empty when `eq === end`, a pair without `=`). Nothing is decoded, and the
+ * string's own search finds each `&` and `=`: the next `=` is searched for only once the pairs
+ * have passed the last one found, so a hostile query costs one pass over its length.
  */
 function scanQuery(url: string, visit: (key: number, eq: number, end: number) => boolean | undefined): void {
   const start = url.indexOf('?');
   if (start < 0) return;
   const hash = url.indexOf('#', start);
   const end = hash < 0 ? url.length : hash;
-  let key = start + 1;
-  let eq = -1;
-  for (let i = key; i <= end; i++) {
-    const code = i < end ? url.charCodeAt(i) : AMPERSAND;
-    if (code === EQUALS && eq < 0) eq = i;
-    else if (code === AMPERSAND) {
-      if (i > key && visit(key, eq < 0 ? i : eq, i)) return;
-      key = i + 1;
-      eq = -1;
+  let nextEquals = -1;
+  for (let key = start + 1; key < end; ) {
+    let pairEnd = url.indexOf('&', key);
+    if (pairEnd < 0 || pairEnd > end) pairEnd = end;
+    if (nextEquals < key) {
+      nextEquals = url.indexOf('=', key);
+      if (nextEquals < 0) nextEquals = url.length;
     }
+    if (pairEnd > key && visit(key, Math.min(nextEquals, pairEnd), pairEnd)) return;
+    key = pairEnd + 1;
   }
 }
 
-const AMPERSAND = 0x26;
-const EQUALS = 0x3d;
 const PERCENT = 0x25;
 const PLUS = 0x2b;
 
