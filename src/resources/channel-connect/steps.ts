@@ -22,9 +22,9 @@ export type ConnectStep =
  * it adds no listener of its own. A QR that cannot be read is reported on the handler's `'error'`.
  */
 export interface ConnectHooks {
-  /** Adds a listener of every decoded delivery. */
+  /** The handler's own `on`: it marks the object as a handler here; the flow never calls it. */
   on(event: 'webhook', listener: (webhook: Webhook) => void): unknown;
-  /** Removes it. */
+  /** The handler's own `off`: as `on`, never called by the flow. */
   off(event: 'webhook', listener: (webhook: Webhook) => void): unknown;
 }
 
