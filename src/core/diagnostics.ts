@@ -45,7 +45,9 @@ export type Enter = <T>(work: () => T) => T;
  * `work` may add its end facts to it. Without subscribers this is one property read. Unlike
  * `tracePromise`, the resolved value is never put on the context: it holds message data.
  * Stores bound to `start` (an AsyncLocalStorage) hold for the whole of `work`, and so does the
- * context of an {@link Enter} function a subscriber set as `enter`.
+ * context of an {@link Enter} function a subscriber set as `enter`. Work whose effects go on
+ * past its result sets `after` on the context to the promise of their end: the trace ends (the
+ * end events are published) once both are done.
  */
 export function traced<C extends object, T>(
   channel: Channel | undefined,
@@ -53,7 +55,7 @@ export function traced<C extends object, T>(
   work: (context?: C) => Promise<T>,
 ): Promise<T> {
   if (!channel?.hasSubscribers) return work();
-  const c = build() as C & { error?: unknown; enter?: unknown };
+  const c = build() as C & { error?: unknown; enter?: unknown; after?: Promise<unknown> };
   const end = () => {
     channel.asyncStart.publish(c);
     channel.asyncEnd.publish(c);
@@ -64,7 +66,9 @@ export function traced<C extends object, T>(
     // Attached outside `enter`: the end is told in the caller's context, as it began.
     const promise = running.then(
       (value) => {
-        end();
+        // Work that goes on past the result (listeners after a webhook's answer) ends the trace.
+        if (c.after) c.after.then(end, end);
+        else end();
         return value;
       },
       (error: unknown) => {

@@ -47,6 +47,32 @@ describe('OpenTelemetry context', () => {
     expect(db?.parentSpanContext?.spanId).toBe(processSpan?.spanContext().spanId);
   });
 
+  it('under background dispatch the process span lasts until its listeners end: no child outlives it', async () => {
+    const { exporter, tracerProvider } = setup();
+    const hooks = new WebhookHandler({ secret: SECRET }); // dispatch: 'background'
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    hooks.on('message.add', async () => {
+      const span = tracerProvider.getTracer('crm').startSpan('INSERT messages');
+      await held;
+      span.end();
+    });
+    expect((await post(hooks)).status).toBe(200);
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([]); // answered, still processing
+    release();
+    await hooks.drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    const spans = exporter.getFinishedSpans();
+    const processSpan = spans.find((s) => s.name === 'process message.add');
+    const db = spans.find((s) => s.name === 'INSERT messages');
+    expect(db?.parentSpanContext?.spanId).toBe(processSpan?.spanContext().spanId);
+    expect(processSpan?.attributes['http.response.status_code']).toBe(200);
+    const endOf = (span: typeof db) => span?.endTime[0] * 1e9 + (span?.endTime[1] ?? 0);
+    expect(endOf(processSpan)).toBeGreaterThanOrEqual(endOf(db));
+  });
+
   it("the client's fetch runs inside the attempt span; the call span is named by its path template", async () => {
     const { exporter } = setup();
     const gateway = await createFakeGateway({ stepMs: 1 });

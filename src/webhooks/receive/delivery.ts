@@ -14,6 +14,8 @@ export interface Delivery {
   transactionKey?: string;
   /** The step under way: what an unexpected failure is reported as. */
   stage: ErrorContext['stage'];
+  /** The background dispatch, once started: the listeners running after the answer. */
+  background?: Promise<void>;
   /** Work still running past its answer (a late responder, 'await', a queue function): its end decides the key. */
   lateWork?: Promise<KeyAction>;
 }

@@ -14,6 +14,8 @@ export interface WebhookTrace {
   requestIds?: string[];
   outcome?: string;
   status?: number;
+  /** The delivery's work going on past its answer (background listeners): its trace ends with it. */
+  after?: Promise<unknown>;
 }
 
 /** Fills a context with what a decoded delivery says of itself: no text, no phone. */

@@ -56,6 +56,7 @@ export function startBackground(
   slot: Slot,
 ): void {
   const task = slot.start(() => runListeners(parts, webhook, delivery.context));
+  delivery.background = task;
   try {
     delivery.waitUntil?.(task);
   } catch (error) {

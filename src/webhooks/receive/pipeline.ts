@@ -102,6 +102,7 @@ export class Pipeline {
       if (delivery.context.webhook) describeWebhook(trace, delivery.context.webhook);
       trace.outcome = ending.outcome;
       trace.status = response.status;
+      trace.after = delivery.background ?? delivery.lateWork;
     }
     return response;
   }
