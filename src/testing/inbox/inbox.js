@@ -3,6 +3,7 @@
 // attribute, never parsed as HTML. This file makes the page's elements and its actions;
 // inbox-live.js, the page's module, applies each update of the fake to the elements it concerns.
 
+/** The token the page's actions carry: written into the page by the fake, readable by it alone. */
 export const PAGE_TOKEN = document.querySelector('meta[name="inbox-token"]').content;
 const TICKS = { accepted: '○', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '✕' };
 // The spec's failure reasons, written into the page by the fake (the list its action accepts).
@@ -10,6 +11,7 @@ const REASONS = document.querySelector('meta[name="failure-reasons"]').content.s
 /** Each channel's name as its chats show it, by channel id. */
 export const channelNames = new Map();
 
+/** The page's element with this id. */
 export const byId = (id) => document.getElementById(id);
 
 /** An element with props (text, class, on<event>, else attributes) and children. */
@@ -71,6 +73,7 @@ function channelState(c) {
   return c.reason ? `${c.status}: ${c.reason}` : c.status;
 }
 
+/** A channel's card: its name, status and, while it waits for a scan, its QR and scan buttons. */
 export function createChannel(c) {
   const id = c.channel_id;
   const password = el('input', { type: 'password', name: 'password', required: '', autocomplete: 'off' });
@@ -113,6 +116,7 @@ export function createChannel(c) {
   );
 }
 
+/** Shows channel `c` in its card. */
 export function updateChannel(node, c) {
   node.querySelector('.name').textContent = c.name || c.transport;
   node.querySelector('.meta').textContent = `${c.transport} · ${c.channel_id}`;
@@ -151,6 +155,7 @@ function statusControls(m) {
   );
 }
 
+/** A message's bubble; an outbound one has its status controls folded under a summary. */
 export function createMessage(m) {
   const node = el(
     'li',
@@ -224,6 +229,7 @@ export function updateMessage(node, m) {
   updateControls(node);
 }
 
+/** A chat: its title, the line counting earlier messages, its messages and a box to write as the customer. */
 export function createChat(chat) {
   const text = el('textarea', { name: 'text', required: '', rows: '2', maxlength: '4096' });
   const form = el(
