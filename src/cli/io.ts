@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { MAX_TIMER_MS } from '../core/checks.js';
+import { withoutSecrets } from '../internal/address.js';
 
 /** Where a command writes, and how it reads standard input; tests pass their own. */
 export interface Io {
@@ -49,6 +50,27 @@ export function forTerminal(text: string): string {
     out += control ? `\\u${code.toString(16).padStart(4, '0')}` : c;
   }
   return out;
+}
+
+/** An address in a text: a scheme and `://`, up to a space, a quote or an angle bracket. */
+const ADDRESS = /[a-z][a-z\d+.-]*:\/\/[^\s"'<>]+/gi;
+
+/**
+ * The text with each address in it shown as {@link withoutSecrets} shows one: a service's message
+ * that echoes a receiver's address never prints its `?secret=`.
+ */
+export function addressesMasked(text: string): string {
+  return text.replace(ADDRESS, (address) => withoutSecrets(address));
+}
+
+/**
+ * A value as the one JSON document `--json` prints: the addresses in its strings masked (see
+ * {@link addressesMasked}), and DEL and the C1 controls, which JSON leaves raw (it escapes only
+ * those below a space, ESC among them), escaped too: no control sequence reaches a terminal.
+ */
+export function jsonLine(value: unknown): string {
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? addressesMasked(v) : v));
+  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `5 MiB`, `1 MiB`. */

@@ -10,11 +10,13 @@ import { fakeGateway } from './fake-gateway.js';
 import { helpOf } from './help.js';
 import { stopRunning } from './interrupt.js';
 import {
+  addressesMasked,
   EXIT,
   exitQuietlyOnClosedOutput,
   forTerminal,
   type Io,
   isOutputClosed,
+  jsonLine,
   processIo,
   UsageError,
 } from './io.js';
@@ -91,10 +93,11 @@ async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     const usage =
       error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
-    const { name, message } = error as Error;
+    const { name } = error as Error;
+    const message = addressesMasked((error as Error).message);
     // --json: a script reads one document on standard output whatever happened
     if (args.includes('--json'))
-      io.out(JSON.stringify({ ok: false, error: { class: usage ? 'UsageError' : name, message } }));
+      io.out(jsonLine({ ok: false, error: { class: usage ? 'UsageError' : name, message } }));
     io.err(forTerminal(`${command}: ${message}`));
     if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
     return usage ? EXIT.usage : EXIT.failed;

@@ -1,6 +1,6 @@
 import { withoutSecrets } from '../internal/address.js';
 import { readLimited } from '../internal/bytes.js';
-import { forTerminal, type Io, mib, printable } from './io.js';
+import { addressesMasked, forTerminal, type Io, jsonLine, mib, printable } from './io.js';
 
 /** The most of a receiver's answer the bin reads (a webhook answer is a few bytes). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -109,9 +109,10 @@ export function printOutcome(
     const { ok } = outcome;
     const rest =
       'error' in outcome ? { error: outcome.error } : { status: outcome.status, body: outcome.body };
-    io.out(JSON.stringify({ ...fields, ok, ...rest }));
+    io.out(jsonLine({ ...fields, ok, ...rest }));
   } else if ('error' in outcome) {
-    io.err(forTerminal(`${label} failed: ${outcome.error.message} (${outcome.error.class})`));
+    const { message, class: name } = outcome.error;
+    io.err(forTerminal(`${label} failed: ${addressesMasked(message)} (${name})`));
   } else {
     io.out(forTerminal(`${label} → ${outcome.status} ${outcome.statusText}`));
     const { body } = outcome;

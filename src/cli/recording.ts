@@ -24,7 +24,7 @@ export const sidecarOf = (file: string): string => file.replace(/\.json$/, '.met
 export const isSidecar = (file: string): boolean => file.endsWith('.meta.json');
 
 /** The number a recorded file starts with (`0012-message.add.json` → 12), or 0. */
-const numberOf = (name: string): number => Number(/^(\d{4,9})-/.exec(name)?.[1] ?? 0);
+export const numberOf = (name: string): number => Number(/^(\d{4,9})-/.exec(name)?.[1] ?? 0);
 
 /**
  * Creates a new private file (0600) and writes it; fails with EEXIST when the name is taken, by a

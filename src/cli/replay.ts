@@ -5,9 +5,9 @@ import { parseArgs } from 'node:util';
 import { formatPath } from '../internal/format-path.js';
 import { isRecord } from '../internal/is-record.js';
 import { safeParseWebhook } from '../webhooks/decode/parse.js';
-import { EXIT, forTerminal, type Io, MAX_INPUT_BYTES, UsageError } from './io.js';
+import { EXIT, forTerminal, type Io, jsonLine, MAX_INPUT_BYTES, UsageError } from './io.js';
 import { deliveryHeaders, postDelivery, printOutcome, shown } from './post.js';
-import { isSidecar, readSavedFile, type Sidecar, sidecarOf } from './recording.js';
+import { isSidecar, numberOf, readSavedFile, type Sidecar, sidecarOf } from './recording.js';
 import { applyAssignments } from './set-path.js';
 
 /** The most body files one replay takes (a directory of a million files is a mistake). */
@@ -32,7 +32,14 @@ const NOT_REPLAYED = new Set([
   'proxy-connection',
 ]);
 
-/** The body files named: a directory gives its regular `*.json` files (sidecars aside) in name order. */
+/**
+ * A folder's files in recording order: by the number they start with (past 9999 a recording's
+ * names grow a digit, so `10000-…` sorts before `9999-…` by name), then by name.
+ */
+const inRecordingOrder = (a: string, b: string): number =>
+  numberOf(a) - numberOf(b) || (a < b ? -1 : a > b ? 1 : 0);
+
+/** The body files named: a directory gives its regular `*.json` files (sidecars aside) in recording order. */
 async function bodyFiles(paths: readonly string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
@@ -44,7 +51,12 @@ async function bodyFiles(paths: readonly string[]): Promise<string[]> {
       // Dirent types come from lstat: a link in the folder is not a file here, so never followed.
       const entries = await readdir(path, { withFileTypes: true });
       const names = entries.filter((e) => e.isFile() && e.name.endsWith('.json') && !isSidecar(e.name));
-      files.push(...names.map((e) => join(path, e.name)).sort());
+      files.push(
+        ...names
+          .map((e) => e.name)
+          .sort(inRecordingOrder)
+          .map((name) => join(path, name)),
+      );
     }
     if (files.length > MAX_FILES) throw new UsageError(`replay takes at most ${MAX_FILES} files at once`);
   }
@@ -119,7 +131,7 @@ interface Run {
 
 /** Prints why a file was not sent; resolves to the failed exit code. */
 function notSent(run: Run, file: string, error: { class: string; message: string }): number {
-  if (run.json) run.io.out(JSON.stringify({ file, ok: false, error }));
+  if (run.json) run.io.out(jsonLine({ file, ok: false, error }));
   else run.io.err(forTerminal(`${error.message} (${error.class}); not sent`));
   return EXIT.failed;
 }
@@ -131,7 +143,7 @@ async function replayFile(run: Run, file: string): Promise<number> {
   const decoded = safeParseWebhook(raw);
   if (!decoded.success) {
     const { issues } = decoded.error;
-    if (run.json) run.io.out(JSON.stringify({ file, ok: false, issues }));
+    if (run.json) run.io.out(jsonLine({ file, ok: false, issues }));
     else {
       const count = `${issues.length} issue${issues.length === 1 ? '' : 's'}`;
       run.io.out(forTerminal(`${file}: not a valid delivery, not sent: ${count}`));

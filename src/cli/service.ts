@@ -3,7 +3,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { GatewayClient } from '../client.js';
 import { GatewayError, GatewayValidationError } from '../core/errors.js';
-import { EXIT, forTerminal, type Io, UsageError } from './io.js';
+import { addressesMasked, EXIT, forTerminal, type Io, jsonLine, UsageError } from './io.js';
 
 /** The options every command for the real service takes. */
 export const SERVICE_OPTIONS = {
@@ -72,7 +72,7 @@ export async function callService(
     return await call();
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    const message = scrub(error.message, credentials);
+    const message = addressesMasked(scrub(error.message, credentials));
     const status = (error as { status?: unknown }).status;
     const { code, reason, channelId } = error as { code?: unknown; reason?: unknown; channelId?: unknown };
     if (json) {
@@ -84,7 +84,7 @@ export async function callService(
         ...(reason !== undefined && { reason }),
         ...(channelId !== undefined && { channelId }),
       };
-      io.out(JSON.stringify({ ok: false, error: described }));
+      io.out(jsonLine({ ok: false, error: described }));
     } else io.err(`${error.name}: ${forTerminal(message)}`);
     return error instanceof GatewayValidationError ? EXIT.usage : EXIT.failed;
   }
@@ -92,9 +92,10 @@ export async function callService(
 
 /**
  * Prints a JSON document, or the text lines with their control characters shown, not obeyed
- * (the lines hold values from the service: a channel's name, a subscription's address).
+ * (the lines hold values from the service: a channel's name, a subscription's address); either
+ * way an address's query values (a receiver's secret) are masked.
  */
 export function print(io: Io, json: boolean | undefined, data: unknown, lines: () => string[]): void {
-  if (json) io.out(JSON.stringify(data));
-  else for (const line of lines()) io.out(forTerminal(line));
+  if (json) io.out(jsonLine(data));
+  else for (const line of lines()) io.out(forTerminal(addressesMasked(line)));
 }

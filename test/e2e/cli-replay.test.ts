@@ -113,6 +113,21 @@ describe('messaging-gateway replay', () => {
     expect(refused.code).toBe(2);
   });
 
+  it('replays a folder in the order of its numbers, past 9999 too (not in the order of the names)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mg-replay-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    for (const n of ['0002', '9999', '10000', '10001'])
+      writeFileSync(
+        join(dir, `${n}-message.add.json`),
+        JSON.stringify(buildWebhook('message.add', { data: [{ text: n }] }, { seed: n })),
+      );
+    const target = await receiver();
+    const run = await runBin(['replay', dir, '--to', `${target.url}?secret=q-secret`]);
+    expect(run.code).toBe(0);
+    const texts = target.received.map((w) => (w as { data: { text?: string }[] }).data[0]?.text);
+    expect(texts).toEqual(['0002', '9999', '10000', '10001']);
+  });
+
   it('prints the issues of an invalid file, sends nothing of it, and exits 1', async () => {
     const target = await receiver();
     const run = await runBin([

@@ -34,6 +34,10 @@ function service(req: { method?: string; url?: string }, res: import('node:http'
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const path = req.url?.split('?')[0];
   if (path === '/v2/channels') return send({ data: [channel] });
+  if (path === '/v2/channels/echo')
+    return res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'bad_url', description: `cannot reach ${hookUrl}` }));
   if (path?.startsWith('/v2/channels/')) return send({ data: [channel] });
   if (path === '/v2/webhooks')
     return send({ data: [{ id: `s${HOSTILE}`, url: hookUrl, event: 'message.add' }] });
@@ -115,5 +119,37 @@ describe('text output never passes a control sequence through', () => {
     const replayed = await bin(['replay', file, '--to', to]);
     expect(replayed.code).toBe(0);
     expectShownNotObeyed(replayed);
+  });
+});
+
+describe('a service error that echoes an address, and --json', () => {
+  it("masks the receiver's secret in a service error's text", async () => {
+    const run = await bin(['channels', 'get', 'echo']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain(SECRET);
+    expect(run.stderr).toContain('?secret=…');
+    expectShownNotObeyed(run);
+  });
+
+  it('prints one JSON document with secrets masked and no raw control character (ESC, C1, DEL)', async () => {
+    const runs = [
+      await bin(['channels', 'get', 'echo', '--json']),
+      await bin(['webhooks', 'list', '--json']),
+      await bin(['v3', 'get', '--json']),
+      await bin(['channels', 'list', '--json']),
+      await bin(['trigger', 'message.add', '--to', `${base}/receiver?secret=${SECRET}`, '--json']),
+    ];
+    for (const run of runs) {
+      expect(run.stdout).not.toContain(SECRET);
+      expect(run.stdout).not.toContain(ESC);
+      expect(hasControl(run.stdout.trimEnd()), run.stdout).toBe(false);
+      JSON.parse(run.stdout); // one document
+      // the hostile values are there, escaped: ESC by JSON itself, C1 and DEL by the bin
+      expect(run.stdout).toContain('\\u001b');
+      expect(run.stdout).toContain('\\u009b');
+    }
+    const [echoed, listed] = runs.map((run) => JSON.parse(run.stdout));
+    expect(echoed.error.message).toContain('?secret=…');
+    expect(listed[0].url).toMatch(/\?secret=…$/);
   });
 });

@@ -131,12 +131,12 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     const { request_id, message_id } = await send('A second message', '79001112233');
     await gateway.simulate.status(request_id, 'delivered');
     await page.waitForSelector(bubble(message_id, 'delivered'));
-    // Every reason of the spec is offered (the page listed 7 of them by hand before).
+    // the controls are made when first unfolded; then every reason of the spec is offered
+    await unfold(message_id);
     const offered = await page.$$eval(`${bubble(message_id)} select[name="reason"] option`, (o) =>
       o.map((option) => (option as HTMLOptionElement).value),
     );
     expect(offered).toEqual([...FAILURE_REASONS]);
-    await unfold(message_id);
     await page.selectOption(`${bubble(message_id)} select[name="reason"]`, 'chat_is_blocked');
     await page.click(`${bubble(message_id)} button:text-is("Failed")`);
     await page.waitForSelector(bubble(message_id, 'failed'));

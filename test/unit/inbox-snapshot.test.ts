@@ -53,6 +53,8 @@ describe('the inbox snapshot', () => {
     expect(messages).toHaveLength(SNAPSHOT_LIMITS.messages);
     expect(messages[0]?.message_id).toBe('m50');
     expect(messages[0]?.text).toHaveLength(SNAPSHOT_LIMITS.textChars);
+    // the page says how many it does not show: the count is the chat's, not the window's
+    expect(snapshot.chats[0]?.count).toBe(SNAPSHOT_LIMITS.messages + 50);
     expect(snapshot.requests).toHaveLength(SNAPSHOT_LIMITS.log);
     expect(snapshot.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v2/299', status: 200 });
     expect(JSON.stringify(snapshot)).not.toContain('secret-token');

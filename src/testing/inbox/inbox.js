@@ -1,18 +1,21 @@
 // The fake gateway's inbox page: plain script, no framework. Every text that comes from the fake
 // (message texts, names, ids: the CRM's data, hence anyone's) is put in with textContent or an
-// attribute, never parsed as HTML. Elements are kept by key across updates, so a text being typed
-// and the focus stay where they are when an update arrives.
+// attribute, never parsed as HTML. This file makes the page's elements and its actions;
+// inbox-live.js, the page's module, applies each update of the fake to the elements it concerns.
 
-const PAGE_TOKEN = document.querySelector('meta[name="inbox-token"]').content;
+/** The token the page's actions carry: written into the page by the fake, readable by it alone. */
+export const PAGE_TOKEN = document.querySelector('meta[name="inbox-token"]').content;
 const TICKS = { accepted: '○', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '✕' };
 // The spec's failure reasons, written into the page by the fake (the list its action accepts).
 const REASONS = document.querySelector('meta[name="failure-reasons"]').content.split(' ');
-let channelNames = new Map();
+/** Each channel's name as its chats show it, by channel id. */
+export const channelNames = new Map();
 
-const byId = (id) => document.getElementById(id);
+/** The page's element with this id. */
+export const byId = (id) => document.getElementById(id);
 
 /** An element with props (text, class, on<event>, else attributes) and children. */
-function el(tag, props = {}, ...children) {
+export function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (key === 'text') node.textContent = value;
@@ -22,23 +25,6 @@ function el(tag, props = {}, ...children) {
   }
   node.append(...children);
   return node;
-}
-
-/** Makes `parent`'s children match `items` by key: existing ones are updated, not rebuilt. */
-function keyed(parent, items, keyOf, create, update) {
-  const old = new Map([...parent.children].map((child) => [child.dataset.key, child]));
-  items.forEach((item, i) => {
-    const key = keyOf(item);
-    let node = old.get(key);
-    old.delete(key);
-    if (!node) {
-      node = create(item);
-      node.dataset.key = key;
-    }
-    update(node, item);
-    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] ?? null);
-  });
-  for (const node of old.values()) node.remove();
 }
 
 function notice(text) {
@@ -87,7 +73,8 @@ function channelState(c) {
   return c.reason ? `${c.status}: ${c.reason}` : c.status;
 }
 
-function createChannel(c) {
+/** A channel's card: its name, status and, while it waits for a scan, its QR and scan buttons. */
+export function createChannel(c) {
   const id = c.channel_id;
   const password = el('input', { type: 'password', name: 'password', required: '', autocomplete: 'off' });
   const scan = (button, options) => act('scan', { channel_id: id, ...options }, button);
@@ -129,7 +116,8 @@ function createChannel(c) {
   );
 }
 
-function updateChannel(node, c) {
+/** Shows channel `c` in its card. */
+export function updateChannel(node, c) {
   node.querySelector('.name').textContent = c.name || c.transport;
   node.querySelector('.meta').textContent = `${c.transport} · ${c.channel_id}`;
   const badge = node.querySelector('.badge');
@@ -147,25 +135,28 @@ function updateChannel(node, c) {
   img.alt = `QR code to scan for channel ${c.name || c.channel_id}`;
 }
 
-function renderChannels(channels) {
-  channelNames = new Map(channels.map((c) => [c.channel_id, c.name || c.transport]));
-  byId('channels-empty').hidden = channels.length > 0;
-  keyed(byId('channels'), channels, (c) => c.channel_id, createChannel, updateChannel);
-  const select = byId('new-chat').elements.channel_id;
-  const chosen = select.value;
-  keyed(
-    select,
-    channels,
-    (c) => c.channel_id,
-    (c) => el('option', { value: c.channel_id }),
-    (option, c) => {
-      option.textContent = `${c.name || c.transport} (${c.transport}, ${c.status})`;
-    },
+/** The buttons that set a message's status, with the failure reason to choose. */
+function statusControls(m) {
+  const reason = el('select', { name: 'reason' }, ...REASONS.map((r) => el('option', { value: r, text: r })));
+  const status = (status, extra) => (e) =>
+    act('status', { request_id: m.request_id, status, ...extra }, e.currentTarget);
+  return el(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': 'Set the status of this message' },
+    el('button', { type: 'button', text: 'Delivered', 'data-to': 'delivered', onclick: status('delivered') }),
+    el('button', { type: 'button', text: 'Read', 'data-to': 'read', onclick: status('read') }),
+    el('label', { 'data-to': 'failed' }, 'Failure reason', reason),
+    el('button', {
+      type: 'button',
+      text: 'Failed',
+      'data-to': 'failed',
+      onclick: (e) => status('failed', { reason: reason.value })(e),
+    }),
   );
-  if (chosen) select.value = chosen;
 }
 
-function createMessage(m) {
+/** A message's bubble; an outbound one has its status controls folded under a summary. */
+export function createMessage(m) {
   const node = el(
     'li',
     { class: `msg ${m.direction}`, 'data-message': m.message_id },
@@ -180,35 +171,17 @@ function createMessage(m) {
     ),
   );
   if (m.direction !== 'out') return node;
-  const reason = el('select', { name: 'reason' }, ...REASONS.map((r) => el('option', { value: r, text: r })));
-  const status = (status, extra) => (e) =>
-    act('status', { request_id: m.request_id, status, ...extra }, e.currentTarget);
-  // Folded: four controls on every bubble made a phone-width page thousands of pixels tall.
-  node.append(
-    el(
-      'details',
-      { class: 'controls' },
-      el('summary', { text: 'Set status' }),
-      el(
-        'div',
-        { class: 'actions', role: 'group', 'aria-label': 'Set the status of this message' },
-        el('button', {
-          type: 'button',
-          text: 'Delivered',
-          'data-to': 'delivered',
-          onclick: status('delivered'),
-        }),
-        el('button', { type: 'button', text: 'Read', 'data-to': 'read', onclick: status('read') }),
-        el('label', { 'data-to': 'failed' }, 'Failure reason', reason),
-        el('button', {
-          type: 'button',
-          text: 'Failed',
-          'data-to': 'failed',
-          onclick: (e) => status('failed', { reason: reason.value })(e),
-        }),
-      ),
-    ),
-  );
+  // Folded: four controls on every bubble made a phone-width page thousands of pixels tall. They
+  // are made when first unfolded (a click, or Enter, on the summary, before it opens): a burst of
+  // sends makes hundreds of bubbles, and a select of every reason on each was most of their cost.
+  const summary = el('summary', { text: 'Set status' });
+  const controls = el('details', { class: 'controls' }, summary);
+  summary.addEventListener('click', () => {
+    if (controls.childElementCount > 1) return;
+    controls.append(statusControls(m));
+    updateControls(node);
+  });
+  node.append(controls);
   return node;
 }
 
@@ -220,10 +193,10 @@ const AHEAD = {
 };
 
 /** Shows only the controls that move the message forward; none once it is read or failed. */
-function updateControls(node, m) {
+function updateControls(node) {
   const controls = node.querySelector('.controls');
   if (!controls) return;
-  const ahead = AHEAD[m.status] ?? [];
+  const ahead = AHEAD[node.dataset.status] ?? [];
   const focused = controls.contains(document.activeElement) ? document.activeElement : null;
   controls.hidden = ahead.length === 0;
   for (const control of controls.querySelectorAll('[data-to]')) {
@@ -236,23 +209,28 @@ function updateControls(node, m) {
   }
 }
 
-function updateMessage(node, m) {
+/** The time of a message as hh:mm:ss; one formatter, made once (making one per message was slow). */
+const TIME = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** Shows `m` in its bubble: what changed is set, the rest left alone. */
+export function updateMessage(node, m) {
   node.dataset.status = m.status;
-  node.querySelector('.text').textContent = m.text;
+  const text = node.querySelector('.text');
+  if (text.textContent !== m.text) text.textContent = m.text;
   const time = node.querySelector('time');
-  time.dateTime = new Date(m.at).toISOString();
-  time.textContent = new Date(m.at).toLocaleTimeString([], {
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+  const at = new Date(m.at).toISOString();
+  if (time.dateTime !== at) {
+    time.dateTime = at;
+    time.textContent = TIME.format(m.at);
+  }
   node.querySelector('.ticks').textContent = TICKS[m.status] ?? '';
   const state = m.direction === 'in' ? 'from the customer' : m.reason ? `${m.status}: ${m.reason}` : m.status;
   node.querySelector('.state').textContent = state;
-  updateControls(node, m);
+  updateControls(node);
 }
 
-function createChat(chat) {
+/** A chat: its title, the line counting earlier messages, its messages and a box to write as the customer. */
+export function createChat(chat) {
   const text = el('textarea', { name: 'text', required: '', rows: '2', maxlength: '4096' });
   const form = el(
     'form',
@@ -274,49 +252,10 @@ function createChat(chat) {
     'article',
     { class: 'chat', 'data-chat': chat.chat_id },
     el('h3'),
+    el('p', { class: 'earlier', hidden: '' }),
     el('ol', { class: 'messages' }),
     form,
   );
-}
-
-function updateChat(node, chat) {
-  const channel = channelNames.get(chat.channel_id) ?? chat.channel_id;
-  node.querySelector('h3').textContent = `${chat.chat_type} · ${chat.chat_id} — on ${channel}`;
-  keyed(node.querySelector('.messages'), chat.messages, (m) => m.message_id, createMessage, updateMessage);
-}
-
-function renderLists(s) {
-  const subscriptions = s.subscriptions.map((sub) => el('li', { text: `v2 ${sub.event} → ${sub.url}` }));
-  if (subscriptions.length === 0)
-    subscriptions.push(el('li', { class: 'empty', text: 'No v2 subscription.' }));
-  byId('subscriptions').replaceChildren(...subscriptions);
-  byId('v3').textContent = s.v3.url
-    ? `v3 → ${s.v3.url} (${s.v3.switches.length ? s.v3.switches.join(', ') : 'every switch off'})`
-    : 'No v3 address.';
-  const code = (status) =>
-    el('span', {
-      class: `code${status === 0 || status >= 400 ? ' bad' : ''}`,
-      text: status === null ? '…' : status === 0 ? 'no answer' : String(status),
-    });
-  byId('requests').replaceChildren(
-    ...s.requests.toReversed().map((r) => el('li', {}, `${r.method} ${r.path} → `, code(r.status))),
-  );
-  byId('deliveries').replaceChildren(
-    ...s.deliveries
-      .toReversed()
-      .map((d) =>
-        el('li', {}, `${d.api} ${d.kind}${d.repeat ? ' (repeat)' : ''} → ${d.url} → `, code(d.status)),
-      ),
-  );
-}
-
-function render(snapshot) {
-  renderChannels(snapshot.channels);
-  byId('chats-empty').hidden = snapshot.chats.length > 0;
-  // the pair as JSON: joined by a space, ("a b", "c") and ("a", "b c") were one key
-  const chatKey = (c) => JSON.stringify([c.channel_id, c.chat_id]);
-  keyed(byId('chats'), snapshot.chats, chatKey, createChat, updateChat);
-  renderLists(snapshot);
 }
 
 byId('new-chat').addEventListener('submit', (event) => {
@@ -325,38 +264,4 @@ byId('new-chat').addEventListener('submit', (event) => {
   const { channel_id, chat_id, text } = form.elements;
   const body = { channel_id: channel_id.value, chat_id: chat_id.value, text: text.value };
   clearWhen(act('inbound', body, event.submitter), text);
-});
-
-/** What the page holds, by key (see the fake's delta.ts): the fake sends only what changed. */
-const model = new Map();
-
-/** The snapshot the render functions take, rebuilt from the model. */
-function snapshotOf() {
-  const of = (prefix) => [...model].filter(([key]) => key.startsWith(prefix)).map(([, v]) => v);
-  const messages = of('m:').sort((a, b) => a.at - b.at);
-  const chats = [...model]
-    .filter(([key]) => key.startsWith('h:'))
-    .map(([key, chat]) => ({ ...chat, messages: messages.filter((m) => `h:${m.chat}` === key) }));
-  const v3 = model.get('v3') ?? { url: null, switches: [] };
-  return { channels: of('c:'), chats, subscriptions: of('s:'), v3, requests: of('r:'), deliveries: of('d:') };
-}
-
-const events = new EventSource(`/_inbox/events?t=${encodeURIComponent(PAGE_TOKEN)}`);
-events.addEventListener('delta', (event) => {
-  const delta = JSON.parse(event.data);
-  if (delta.reset) model.clear();
-  for (const key of delta.del) model.delete(key);
-  for (const [key, value] of delta.set) model.set(key, value);
-  byId('live').textContent = 'live';
-  render(snapshotOf());
-});
-events.addEventListener('replaced', () => {
-  // newer pages took this one's place: reconnecting would close one of them, and so on forever
-  events.close();
-  byId('live').textContent = 'closed: another inbox page took its place; reload to come back';
-});
-events.addEventListener('error', () => {
-  // a restarted fake has a new page token: the browser gives up, and a reload gets the new one
-  const closed = events.readyState === EventSource.CLOSED;
-  byId('live').textContent = closed ? 'disconnected: reload the page' : 'reconnecting…';
 });

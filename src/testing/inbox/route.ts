@@ -28,6 +28,7 @@ const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'inbox.css': 'text/css; charset=utf-8',
   'inbox.js': 'text/javascript; charset=utf-8',
+  'inbox-live.js': 'text/javascript; charset=utf-8',
 };
 
 function file(res: ServerResponse, name: keyof typeof INBOX_FILES, text: string): void {
@@ -83,7 +84,8 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) json(res, 405, { error: 'GET, HEAD or POST' });
     else if (pathname === '/') file(res, 'index.html', page);
-    else if (name === 'inbox.css' || name === 'inbox.js') file(res, name, INBOX_FILES[name]);
+    else if (name === 'inbox.css' || name === 'inbox.js' || name === 'inbox-live.js')
+      file(res, name, INBOX_FILES[name]);
     else if (name === 'events' && head) json(res, 405, { error: 'GET: an event stream' });
     else if (name === 'events' && url.searchParams.get('t') === pageToken) live.listen(res);
     else if (name === 'events') json(res, 403, { error: 'the page token is missing or wrong' });

@@ -38,7 +38,14 @@ export interface InboxSnapshot {
     reason: string | null;
     qr: string | null;
   }[];
-  chats: { channel_id: string; chat_id: string; chat_type: string; messages: InboxMessage[] }[];
+  /** `messages`: the chat's newest among the newest messages kept; `count`: all the fake holds of it. */
+  chats: {
+    channel_id: string;
+    chat_id: string;
+    chat_type: string;
+    count: number;
+    messages: InboxMessage[];
+  }[];
   subscriptions: { id: string; event: string; url: string }[];
   v3: { url: string | null; switches: string[] };
   /** `id`: the line's number, the same in every snapshot, so that a page can tell new lines from old. */
@@ -87,13 +94,17 @@ function chatsOf(state: FakeState): InboxSnapshot['chats'] {
     all.push({ ...base, direction: 'in', text, at: receivedAt, status: 'inbound' });
   }
   all.sort((a, b) => a.at - b.at);
+  const keyOf = (m: { channel_id: string; chat_id: string }) => `${m.channel_id}\n${m.chat_id}`;
+  const counts = new Map<string, number>();
+  for (const m of all) counts.set(keyOf(m), (counts.get(keyOf(m)) ?? 0) + 1);
   const chats = new Map<string, InboxSnapshot['chats'][number]>();
   for (const { channel_id, chat_id, chat_type, ...message } of newest(all, SNAPSHOT_LIMITS.messages)) {
-    const key = `${channel_id}\n${chat_id}`;
+    const key = keyOf({ channel_id, chat_id });
     const chat = chats.get(key) ?? {
       channel_id: clip(channel_id),
       chat_id: clip(chat_id),
       chat_type: clip(chat_type),
+      count: counts.get(key) ?? 0,
       messages: [],
     };
     chats.set(key, chat);
