@@ -69,7 +69,7 @@ describe('OpenTelemetry context', () => {
     const db = spans.find((s) => s.name === 'INSERT messages');
     expect(db?.parentSpanContext?.spanId).toBe(processSpan?.spanContext().spanId);
     expect(processSpan?.attributes['http.response.status_code']).toBe(200);
-    const endOf = (span: typeof db) => span?.endTime[0] * 1e9 + (span?.endTime[1] ?? 0);
+    const endOf = (span: typeof db) => (span?.endTime[0] ?? 0) * 1e9 + (span?.endTime[1] ?? 0);
     expect(endOf(processSpan)).toBeGreaterThanOrEqual(endOf(db));
   });
 
