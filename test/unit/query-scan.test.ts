@@ -28,7 +28,10 @@ function pairsOf(url: string): [string, string][] {
 
 describe('Reading the query agrees with URLSearchParams', () => {
   const random = seeded(7);
-  const urls = Array.from({ length: 5_000 }, () => `/hooks?${randomQuery(random)}secret=${randomQuery(random)}`);
+  const urls = Array.from(
+    { length: 5_000 },
+    () => `/hooks?${randomQuery(random)}secret=${randomQuery(random)}`,
+  );
 
   it('finds the first secret value as URLSearchParams.get does', () => {
     for (const url of urls) {
@@ -49,7 +52,10 @@ describe('Reading the query agrees with URLSearchParams', () => {
   it('masks every secret value and nothing else', () => {
     for (const url of urls) {
       const masked = maskSecret(url);
-      const expected = pairsOf(url).map(([key, value]) => [key, key.toLowerCase() === 'secret' ? '***' : value]);
+      const expected = pairsOf(url).map(([key, value]) => [
+        key,
+        key.toLowerCase() === 'secret' ? '***' : value,
+      ]);
       expect(pairsOf(masked), url).toEqual(expected);
     }
   });
