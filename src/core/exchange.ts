@@ -3,7 +3,7 @@ import type { Surface } from '../schemas/constants.js';
 import { fetchHoldingRequest } from './attempt-fetch.js';
 import { addressOf, type CallSpec, relativePath } from './call-spec.js';
 import { GatewayResponseError } from './errors.js';
-import { redact } from './redact.js';
+import type { Redactor } from './redact.js';
 import type { CallOptions, ResolvedClientOptions } from './resolve-options.js';
 import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
 import { type Attempt, type AttemptFailure, isRetryable, parseRetryAfter } from './retry-policy.js';
@@ -26,12 +26,12 @@ export interface ExchangeSteps {
 export class Exchange {
   readonly #options: ResolvedClientOptions;
   readonly #headers: Record<string, string>;
-  readonly #secrets: () => string[];
+  readonly #redactor: Redactor;
 
-  /** @param secrets the credentials in use, kept out of every error */
-  constructor(options: ResolvedClientOptions, secrets: () => string[]) {
+  /** @param redactor keeps the credentials in use out of every error */
+  constructor(options: ResolvedClientOptions, redactor: Redactor) {
     this.#options = options;
-    this.#secrets = secrets;
+    this.#redactor = redactor;
     this.#headers = { 'user-agent': USER_AGENT, accept: 'application/json, text/plain', ...options.headers };
   }
 
@@ -69,7 +69,7 @@ export class Exchange {
   /** The outcome of an exchange that got no answer: its time ran out, or the connection failed. */
   failed(spec: CallSpec, call: CallOptions, cause: unknown, timedOut: boolean): Attempt {
     const context = { ...this.#where(spec), timedOut, timeoutMs: call.timeout };
-    return failedExchange(cause, context, this.#secrets());
+    return failedExchange(cause, context, this.#redactor);
   }
 
   async #send(
@@ -138,7 +138,7 @@ export class Exchange {
     if (response.ok) {
       const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
       // A request id is shown in logs, diagnostics and spans: one that echoes a credential is scrubbed.
-      const requestId = redact(requestIdOf(response.headers, body), this.#secrets());
+      const requestId = this.#redactor.redact(requestIdOf(response.headers, body));
       return { ok: true, answer: { data, response, requestId } };
     }
     const init = apiErrorInit(status, body, response.headers, this.#where(spec));
@@ -146,7 +146,7 @@ export class Exchange {
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
     const retryable = isRetryable(spec.method, failure);
     const ErrorClass = apiErrorClass(status);
-    const error = new ErrorClass({ ...redact(init, this.#secrets()), retryable, retryAfterMs });
+    const error = new ErrorClass({ ...this.#redactor.redact(init), retryable, retryAfterMs });
     return { ok: false, failure, error, retryAfterMs };
   }
 

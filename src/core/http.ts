@@ -12,6 +12,7 @@ import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
 import type { RateLimiterLike, Release } from './rate-limiter.js';
+import { Redactor } from './redact.js';
 import { type CallOptions, type ResolvedClientOptions, resolveCallOptions } from './resolve-options.js';
 import { type Attempt, backoffDelay, isRetryable } from './retry-policy.js';
 
@@ -39,8 +40,9 @@ export class HttpCore {
       v2: new CredentialSource(options.token, 'token (GATEWAY_TOKEN)'),
       v3: new CredentialSource(options.apiKey, 'apiKey (GATEWAY_API_KEY)'),
     };
-    this.#exchange = new Exchange(options, () => this.#secrets());
-    this.log = new Log(options.logger, options.logLevel, () => this.#secrets());
+    const redactor = new Redactor(() => this.#secrets());
+    this.#exchange = new Exchange(options, redactor);
+    this.log = new Log(options.logger, options.logLevel, redactor);
   }
 
   /** Whether request bodies are checked before sending. */

@@ -1,4 +1,4 @@
-import { redact } from './redact.js';
+import type { Redactor } from './redact.js';
 
 /** How much the client logs: each level includes the ones before it. */
 export const LOG_LEVELS = ['off', 'error', 'warn', 'info', 'debug'] as const;
@@ -45,16 +45,16 @@ export class Log {
   /** True when `error` lines are written. */
   readonly errorOn: boolean;
   readonly #logger: Logger;
-  readonly #secrets: () => Iterable<string>;
+  readonly #redactor: Redactor;
 
-  constructor(logger: Logger, level: LogLevel, secrets: () => Iterable<string>) {
+  constructor(logger: Logger, level: LogLevel, redactor: Redactor) {
     const rank = LOG_LEVELS.indexOf(level);
     this.debugOn = rank >= 4;
     this.infoOn = rank >= 3;
     this.warnOn = rank >= 2;
     this.errorOn = rank >= 1;
     this.#logger = logger;
-    this.#secrets = secrets;
+    this.#redactor = redactor;
   }
 
   /** Writes a debug line (when on). */
@@ -75,6 +75,6 @@ export class Log {
   }
 
   #clean(line: string): string {
-    return PREFIX + maskPhones(redact(line, this.#secrets()));
+    return PREFIX + maskPhones(this.#redactor.redact(line));
   }
 }

@@ -1,5 +1,3 @@
-import { BoundedMap } from '../internal/bounded-map.js';
-
 /** What stands in place of a credential found in a string. */
 export const REDACTED = '[redacted]';
 /** What stands in place of what lies deeper than the scrub goes: it is not looked at, so not kept. */
@@ -7,33 +5,38 @@ const TOO_DEEP = '[too deep]';
 const MAX_DEPTH = 20;
 
 /**
- * Replaces every occurrence of the given secrets in the strings of `value` (deeply, for plain
+ * Replaces every occurrence of a client's secrets in the strings of a value (deeply, for plain
  * objects and arrays, in keys as in values, whatever the letter case), so that nothing the
  * service echoes back can carry a credential into an error, a log line or
  * `JSON.stringify(error)`. Past 20 levels a value is replaced whole: it is never kept unread.
+ *
+ * Each client owns one: the pattern (every spelling of every secret, one regular expression)
+ * costs more to build than a whole call's other work, so it is built again only when the
+ * client's secrets change (a token function gave a new token).
  */
-export function redact<T>(value: T, secrets: Iterable<string>, depth = 0): T {
-  const pattern = patternOf(secrets);
-  if (!pattern) return value;
-  return scrub(value, pattern, depth) as T;
-}
+export class Redactor {
+  readonly #secrets: () => Iterable<string>;
+  /** The secrets the pattern was built for, joined, and the pattern (none for no secret). */
+  #built: { key: string; pattern: RegExp | undefined } | undefined;
 
-/**
- * Patterns already built, by their secrets: a client's secrets rarely change, and building one
- * (every spelling, a regular expression) costs more than a whole call's other work.
- */
-const patterns = new BoundedMap<string, RegExp | null>(256);
-
-/** One case-insensitive pattern for every spelling of every secret (none for no secret). */
-function patternOf(secrets: Iterable<string>): RegExp | undefined {
-  const given = [...secrets];
-  const key = given.join('\u0000');
-  let pattern = patterns.get(key);
-  if (pattern === undefined) {
-    pattern = buildPattern(given) ?? null;
-    patterns.set(key, pattern);
+  /** @param secrets - the credentials in use now, asked at each call */
+  constructor(secrets: () => Iterable<string>) {
+    this.#secrets = secrets;
   }
-  return pattern ?? undefined;
+
+  /** `value` with every secret replaced by `[redacted]`. */
+  redact<T>(value: T): T {
+    const pattern = this.#pattern();
+    if (!pattern) return value;
+    return scrub(value, pattern, 0) as T;
+  }
+
+  #pattern(): RegExp | undefined {
+    const given = [...this.#secrets()];
+    const key = given.join('\u0000');
+    if (this.#built?.key !== key) this.#built = { key, pattern: buildPattern(given) };
+    return this.#built.pattern;
+  }
 }
 
 function buildPattern(secrets: string[]): RegExp | undefined {

@@ -1,5 +1,5 @@
 import { GatewayConnectionError, GatewayError, GatewayTimeoutError } from './errors.js';
-import { redact } from './redact.js';
+import type { Redactor } from './redact.js';
 import { type Attempt, type AttemptFailure, findErrorCode, isRetryable } from './retry-policy.js';
 
 /** Where the failed exchange went, and whether its time ran out. */
@@ -14,7 +14,7 @@ export interface ExchangeContext {
  * The failed attempt of an exchange that got no answer: a time-out, or a connection error.
  * Never keeps ky's error as the cause: it holds the Request, and so the Authorization header.
  */
-export function failedExchange(cause: unknown, context: ExchangeContext, secrets: string[]): Attempt {
+export function failedExchange(cause: unknown, context: ExchangeContext, redactor: Redactor): Attempt {
   const { method, url, timeoutMs } = context;
   if (context.timedOut) {
     const failure: AttemptFailure = { kind: 'timeout' };
@@ -27,7 +27,7 @@ export function failedExchange(cause: unknown, context: ExchangeContext, secrets
   const errorCode = findErrorCode(root);
   const failure: AttemptFailure = { kind: 'connection', errorCode };
   const retryable = isRetryable(method, failure);
-  const safeCause = root instanceof Error ? new Error(redact(root.message, secrets)) : undefined;
+  const safeCause = root instanceof Error ? new Error(redactor.redact(root.message)) : undefined;
   return {
     ok: false,
     failure,
