@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { MAX_TIMER_MS } from '../core/checks.js';
-import { withoutSecrets } from '../internal/address.js';
+import { maskedAddress } from '../internal/address.js';
 
 /** Where a command writes, and how it reads standard input; tests pass their own. */
 export interface Io {
@@ -56,11 +56,11 @@ export function forTerminal(text: string): string {
 const ADDRESS = /[a-z][a-z\d+.-]*:\/\/[^\s"'<>]+/gi;
 
 /**
- * The text with each address in it shown as {@link withoutSecrets} shows one: a service's message
+ * The text with each address in it shown as {@link maskedAddress} shows one: a service's message
  * that echoes a receiver's address never prints its `?secret=`.
  */
 export function addressesMasked(text: string): string {
-  return text.replace(ADDRESS, (address) => withoutSecrets(address));
+  return text.replace(ADDRESS, (address) => maskedAddress(address));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { withoutSecrets } from '../internal/address.js';
+import { maskedAddress } from '../internal/address.js';
 import { readLimited } from '../internal/bytes.js';
 import { addressesMasked, forTerminal, type Io, jsonLine, mib, printable } from './io.js';
 
@@ -10,7 +10,7 @@ const ANSWER_TIMEOUT_MS = 30_000;
 
 /** The address as printed: its query values (the receiver's secret) and any user and password hidden. */
 export function shown(url: URL): string {
-  return withoutSecrets(url.href);
+  return maskedAddress(url.href);
 }
 
 /**

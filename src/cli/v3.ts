@@ -1,4 +1,4 @@
-import { withoutSecrets } from '../internal/address.js';
+import { maskedAddress } from '../internal/address.js';
 import { V3_SWITCHES, type V3WebhookSettingsParams } from '../schemas/subscriptions.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
@@ -34,7 +34,7 @@ function settingsLines(settings: {
   subscriptions: Partial<Record<Switch, boolean>>;
 }): string[] {
   return [
-    `webhooksUri: ${settings.webhooksUri ? withoutSecrets(settings.webhooksUri) : '(none)'}`,
+    `webhooksUri: ${settings.webhooksUri ? maskedAddress(settings.webhooksUri) : '(none)'}`,
     ...V3_SWITCHES.filter((s) => settings.subscriptions[s] !== undefined).map(
       (s) => `${s}: ${settings.subscriptions[s]}`,
     ),

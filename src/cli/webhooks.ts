@@ -1,4 +1,4 @@
-import { withoutSecrets } from '../internal/address.js';
+import { maskedAddress } from '../internal/address.js';
 import { V2_EVENTS, type V2EventName } from '../schemas/subscriptions.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
@@ -36,7 +36,7 @@ export async function webhooks(args: string[], io: Io): Promise<number> {
         ? await client.webhooks.list()
         : await client.webhooks.ensure(positionals[0] as string, events, { prune: values.prune ?? false });
     print(io, values.json, list, () =>
-      list.length ? list.map((s) => `${s.id}  ${s.event}  ${withoutSecrets(s.url)}`) : ['no subscriptions'],
+      list.length ? list.map((s) => `${s.id}  ${s.event}  ${maskedAddress(s.url)}`) : ['no subscriptions'],
     );
     return EXIT.ok;
   });

@@ -2,7 +2,7 @@
  * An address with its user and password and every query value replaced by `…`: subscribed URLs
  * carry secrets (a `secret` or key in the query, basic auth before the host).
  */
-export function withoutSecrets(address: string): string {
+export function maskedAddress(address: string): string {
   const start = address.indexOf('://') + 3;
   const hostEnd = address.slice(start).search(/[/?#]/);
   const authority = hostEnd < 0 ? address.slice(start) : address.slice(start, start + hostEnd);

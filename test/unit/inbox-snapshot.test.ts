@@ -1,6 +1,6 @@
 // What the inbox page is sent: bounded, chats grouped, secrets of subscribed addresses masked.
 import { describe, expect, it } from 'vitest';
-import { withoutSecrets } from '../../src/internal/address.js';
+import { maskedAddress } from '../../src/internal/address.js';
 import { inboxSnapshot, SNAPSHOT_LIMITS } from '../../src/testing/inbox/snapshot.js';
 import { FakeState } from '../../src/testing/state.js';
 
@@ -81,8 +81,8 @@ describe('the inbox snapshot', () => {
     // basic auth in a subscribed URL is a secret too
     ['https://crm:pa55@crm.example/hooks?secret=s3', 'https://…@crm.example/hooks?secret=…'],
     ['https://crm.example/a@b', 'https://crm.example/a@b'],
-  ])('withoutSecrets(%s) is %s', (address, shown) => {
-    expect(withoutSecrets(address)).toBe(shown);
+  ])('maskedAddress(%s) is %s', (address, shown) => {
+    expect(maskedAddress(address)).toBe(shown);
   });
 
   it('shows no query value, user or password of a subscribed address', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import type { ListenerContext } from '../../src/webhooks/receive/events.js';
-import { withoutSecret } from '../../src/webhooks/receive/request.js';
+import { listenerUrl } from '../../src/webhooks/receive/request.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { collecting } from '../support/handler.js';
 
@@ -20,7 +20,7 @@ describe('context.url: path and query, secret removed', () => {
     ['/hooks', '/hooks'],
     ['', ''],
   ])('%s → %s', (url, expected) => {
-    expect(withoutSecret(url)).toBe(expected);
+    expect(listenerUrl(url)).toBe(expected);
   });
 
   it('every listener of a delivery gets it, the kind listener and the webhook listener alike', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecret, queryValue, withoutSecret } from '../../src/webhooks/receive/request.js';
+import { listenerUrl, maskSecret, queryValue } from '../../src/webhooks/receive/request.js';
 
 // Random queries over the characters that matter to the scan (separators, escapes, the key's
 // letters in both cases), checked against URLSearchParams, the reading the SDK promises.
@@ -43,7 +43,7 @@ describe('Reading the query agrees with URLSearchParams', () => {
   it('removes exactly the pairs whose key is secret in any case, and keeps the others in order', () => {
     for (const url of urls) {
       const kept = pairsOf(url).filter(([key]) => key.toLowerCase() !== 'secret');
-      const left = withoutSecret(url);
+      const left = listenerUrl(url);
       expect(left.includes('#'), url).toBe(false);
       expect(left.includes('?') ? pairsOf(left) : [], url).toEqual(kept);
     }

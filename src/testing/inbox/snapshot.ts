@@ -1,4 +1,4 @@
-import { withoutSecrets } from '../../internal/address.js';
+import { maskedAddress } from '../../internal/address.js';
 import type { DeliveryRecord } from '../deliveries.js';
 import type { RecordedRequest } from '../requests.js';
 import type { FakeState } from '../state.js';
@@ -132,10 +132,10 @@ export function inboxSnapshot(
     channels,
     chats: chatsOf(state),
     subscriptions: newest([...state.subscriptions.values()], SNAPSHOT_LIMITS.subscriptions).map(
-      ({ id, event, url }) => ({ id: clip(id), event: clip(event), url: clip(withoutSecrets(url)) }),
+      ({ id, event, url }) => ({ id: clip(id), event: clip(event), url: clip(maskedAddress(url)) }),
     ),
     v3: {
-      url: webhooksUri === null ? null : clip(withoutSecrets(webhooksUri)),
+      url: webhooksUri === null ? null : clip(maskedAddress(webhooksUri)),
       switches: Object.entries(switches)
         .filter(([, on]) => on)
         .map(([name]) => name),
@@ -150,7 +150,7 @@ export function inboxSnapshot(
       id: lineId(record),
       api: record.api,
       kind: record.kind,
-      url: clip(withoutSecrets(record.url)),
+      url: clip(maskedAddress(record.url)),
       status: record.status ?? null,
       repeat: record.repeat,
     })),

@@ -8,7 +8,7 @@ import type { Delivery } from './delivery.js';
 import { eventName, type ListenerContext, type WebhookEvents } from './events.js';
 import type { DispatchMode } from './options.js';
 import { asGatewayError, type ReportContext, type Reporter } from './reporting.js';
-import { withoutSecret } from './request.js';
+import { listenerUrl } from './request.js';
 
 /** How a dispatch under 'await' or a queue function ended within the answer's deadline. */
 export type DispatchResult = 'done' | 'failed';
@@ -23,7 +23,7 @@ export interface DispatchParts {
 
 /** The listeners' context of a delivery whose request is `context.request`. */
 export function listenerContextOf(context: ReportContext): ListenerContext {
-  return { url: withoutSecret(context.request.url) };
+  return { url: listenerUrl(context.request.url) };
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { Pipeline, type PipelineParts, type TraceDelivery } from './pipeline.js';
 import { Reporter } from './reporting.js';
-import { type WebhookRequest, type WebhookResponse, withoutSecret } from './request.js';
+import { listenerUrl, type WebhookRequest, type WebhookResponse } from './request.js';
 import { Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */
@@ -116,7 +116,7 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
   async receive(webhook: Webhook, context: Partial<ListenerContext> = {}): Promise<void> {
     const url = String(context.url ?? '');
     const report = { request: { method: 'RECEIVE', url }, webhook };
-    const given: ListenerContext = { ...context, url: withoutSecret(url) };
+    const given: ListenerContext = { ...context, url: listenerUrl(url) };
     // Thrown inside the trace, so its span is marked as failed, under the outcome row it meets.
     await traced(
       channels.webhook,

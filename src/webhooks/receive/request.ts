@@ -175,7 +175,7 @@ export function maskSecret(url: string): string {
  * The path and query of `url` (a path or a full address) without its `secret` pairs (their keys
  * read as {@link maskSecret} reads them, in any case): what a listener may see of the address.
  */
-export function withoutSecret(url: string): string {
+export function listenerUrl(url: string): string {
   const full = pathAndQuery(url);
   // A fragment never reaches a server; one a client sent anyway is dropped, with whatever it holds.
   const hash = full.indexOf('#');
