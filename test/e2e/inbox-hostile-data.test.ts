@@ -66,4 +66,19 @@ describe.skipIf(skip)('the inbox page fed hostile data, in a headless browser', 
     expect(await textsOf('7900000001')).toEqual(['sent by the CRM']);
     expect(await textsOf('7900000002')).toEqual(['written by the customer']);
   });
+
+  it('keeps the messages shown consecutive when a hidden one is edited after a shown one is deleted', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) ids.push(await send('7900000003', `m${i}`));
+    expect((await textsOf('7900000003'))[0]).toBe('m10');
+    await api('DELETE', `/v2/messages/${ids[59]}`, {});
+    await textsOf('7900000003');
+    await api('PATCH', `/v2/messages/${ids[4]}`, { text: 'm4 edited' });
+    const live = await textsOf('7900000003');
+    expect(live).not.toContain('m4 edited');
+    expect(live[0]).toBe('m10');
+    await page.reload();
+    await page.waitForSelector('#live:text("live")');
+    expect(await textsOf('7900000003')).toEqual(['m9', ...live]);
+  });
 });
