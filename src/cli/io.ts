@@ -64,13 +64,21 @@ export function addressesMasked(text: string): string {
 }
 
 /**
+ * JSON text with DEL and the C1 controls escaped too, as `\u009b`: JSON escapes only those below a
+ * space (ESC among them) and leaves these raw, yet CSI (U+009B) starts a control sequence. The text
+ * reads back as the same value.
+ */
+export function terminalSafeJson(text: string): string {
+  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * A value as the one JSON document `--json` prints: the addresses in its strings masked (see
- * {@link addressesMasked}), and DEL and the C1 controls, which JSON leaves raw (it escapes only
- * those below a space, ESC among them), escaped too: no control sequence reaches a terminal.
+ * {@link addressesMasked}), and as {@link terminalSafeJson}: no control sequence reaches a terminal.
  */
 export function jsonLine(value: unknown): string {
   const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? addressesMasked(v) : v));
-  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return terminalSafeJson(text);
 }
 
 /** `5 MiB`, `1 MiB`. */
