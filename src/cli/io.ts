@@ -52,8 +52,12 @@ export function forTerminal(text: string): string {
   return out;
 }
 
-/** An address in a text: a scheme and `://`, up to a space, a quote or an angle bracket. */
-const ADDRESS = /[a-z][a-z\d+.-]*:\/\/[^\s"'<>]+/gi;
+/**
+ * An address in a text: a scheme and `://`, up to a space, a quote or an angle bracket. The scheme
+ * starts where a run of scheme characters starts (the lookbehind): tried from inside the run too, a
+ * megabyte of letters took the regex minutes (quadratic), an answer's body being the text.
+ */
+const ADDRESS = /(?<![a-z\d+.-])[a-z][a-z\d+.-]*:\/\/[^\s"'<>]+/gi;
 
 /**
  * The text with each address in it shown as {@link withoutSecrets} shows one: a service's message
