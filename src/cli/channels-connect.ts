@@ -8,7 +8,7 @@ import type { ConnectStep } from '../resources/channel-connect/steps.js';
 import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, forTerminal, type Io, parseTimeout, readInput, UsageError } from './io.js';
+import { EXIT, forTerminal, type Io, parseTimeout, readInput, terminalSafeJson, UsageError } from './io.js';
 import { decodePng } from './png-decode.js';
 import { askSecret, PromptCancelledError } from './prompt.js';
 import { closeReceiver, parsePort, startReceiver } from './receiver.js';
@@ -189,7 +189,7 @@ export async function channelsConnect(args: string[], io: Io): Promise<number> {
         };
         for await (const step of connection) {
           const shown = await showStep(step, context);
-          if (json) io.out(JSON.stringify(shown.json));
+          if (json) io.out(terminalSafeJson(JSON.stringify(shown.json)));
           else for (const line of shown.lines) io.out(line);
         }
         return EXIT.ok;

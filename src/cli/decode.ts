@@ -2,7 +2,16 @@ import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
 import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
-import { EXIT, forTerminal, InputTooLargeError, type Io, printable, readInput, UsageError } from './io.js';
+import {
+  EXIT,
+  forTerminal,
+  InputTooLargeError,
+  type Io,
+  printable,
+  readInput,
+  terminalSafeJson,
+  UsageError,
+} from './io.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -71,7 +80,7 @@ export async function decode(args: string[], io: Io): Promise<number> {
   const say = (line: string) => io.out(forTerminal(line));
   if (!result.success) {
     const issues = result.error.issues;
-    if (values.json) io.out(JSON.stringify({ ok: false, issues }));
+    if (values.json) io.out(terminalSafeJson(JSON.stringify({ ok: false, issues })));
     else {
       say(`not a valid delivery: ${issues.length} issue${issues.length === 1 ? '' : 's'}`);
       sayIssues(issues, say);
@@ -82,7 +91,7 @@ export async function decode(args: string[], io: Io): Promise<number> {
   const items = itemsOf(webhook);
   const rejected = rejectedOf(webhook);
   if (values.json) {
-    io.out(jsonOf(webhook, items, rejected));
+    io.out(terminalSafeJson(jsonOf(webhook, items, rejected)));
     return EXIT.ok;
   }
   say(`${kindOf(webhook)} (${items.length} item${items.length === 1 ? '' : 's'})`);

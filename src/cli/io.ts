@@ -52,8 +52,12 @@ export function forTerminal(text: string): string {
   return out;
 }
 
-/** An address in a text: a scheme and `://`, up to a space, a quote or an angle bracket. */
-const ADDRESS = /[a-z][a-z\d+.-]*:\/\/[^\s"'<>]+/gi;
+/**
+ * An address in a text: a scheme and `://`, up to a space, a quote or an angle bracket. The scheme
+ * starts where a run of scheme characters starts (the lookbehind): tried from inside the run too, a
+ * megabyte of letters took the regex minutes (quadratic), an answer's body being the text.
+ */
+const ADDRESS = /(?<![a-z\d+.-])[a-z][a-z\d+.-]*:\/\/[^\s"'<>]+/gi;
 
 /**
  * The text with each address in it shown as {@link maskedAddress} shows one: a service's message
@@ -64,13 +68,21 @@ export function addressesMasked(text: string): string {
 }
 
 /**
+ * JSON text with DEL and the C1 controls escaped too, as `\u009b`: JSON escapes only those below a
+ * space (ESC among them) and leaves these raw, yet CSI (U+009B) starts a control sequence. The text
+ * reads back as the same value.
+ */
+export function terminalSafeJson(text: string): string {
+  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * A value as the one JSON document `--json` prints: the addresses in its strings masked (see
- * {@link addressesMasked}), and DEL and the C1 controls, which JSON leaves raw (it escapes only
- * those below a space, ESC among them), escaped too: no control sequence reaches a terminal.
+ * {@link addressesMasked}), and as {@link terminalSafeJson}: no control sequence reaches a terminal.
  */
 export function jsonLine(value: unknown): string {
   const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? addressesMasked(v) : v));
-  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return terminalSafeJson(text);
 }
 
 /** `5 MiB`, `1 MiB`. */

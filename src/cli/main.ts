@@ -64,11 +64,16 @@ function help(topic: string[], io: Io): number {
   return unknownCommand(topic.join(' '), io);
 }
 
-/** Exit 2 with "did you mean" when the name is a near miss, else the list of commands. */
-function unknownCommand(command: string, io: Io): number {
+/**
+ * Exit 2 with "did you mean" when the name is a near miss, else the list of commands; with
+ * `--json` in `args`, the error as the one document on standard output too.
+ */
+function unknownCommand(command: string, io: Io, args: readonly string[] = []): number {
   const near = nearest(command, COMMANDS.keys());
-  const shown = forTerminal(JSON.stringify(command.slice(0, 64)));
-  io.err(`unknown command ${shown}`);
+  const named = JSON.stringify(command.slice(0, 64));
+  if (args.includes('--json'))
+    io.out(jsonLine({ ok: false, error: { class: 'UsageError', message: `unknown command ${named}` } }));
+  io.err(`unknown command ${forTerminal(named)}`);
   io.err(near ? `\nDid you mean this?\n  messaging-gateway ${near}` : `\n${helpOf([])}`);
   return EXIT.usage;
 }
@@ -86,7 +91,7 @@ async function main(argv: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const run = COMMANDS.get(command);
-  if (!run) return unknownCommand(command, io);
+  if (!run) return unknownCommand(command, io, args);
   if (args.includes('--help') || args.includes('-h')) return help([command, ...args], io);
   try {
     return await run(args, io);

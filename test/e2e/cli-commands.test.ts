@@ -46,6 +46,16 @@ describe('--json when the command line is wrong', () => {
       error: { class: 'UsageError', message: 'channels get needs a channel id' },
     });
   });
+
+  it('an unknown command with --json prints its JSON document too, exit 2', async () => {
+    const { code, stdout, stderr } = await runBin(['chanels', 'list', '--json']);
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout)).toEqual({
+      ok: false,
+      error: { class: 'UsageError', message: 'unknown command "chanels"' },
+    });
+    expect(stderr).toMatch(/Did you mean this\?/);
+  });
 });
 
 describe('help', () => {

@@ -152,4 +152,13 @@ describe('a service error that echoes an address, and --json', () => {
     expect(echoed.error.message).toContain('?secret=…');
     expect(listed[0].url).toMatch(/\?secret=…$/);
   });
+
+  it('decode --json escapes C1 and DEL too, and reads back as the same value', async () => {
+    const text = `hi${HOSTILE}`;
+    const body = buildWebhook('message.add', { data: [{ text }] } as never);
+    const run = await bin(['decode', '--json'], JSON.stringify(body));
+    expect(hasControl(run.stdout.trimEnd()), run.stdout).toBe(false);
+    expect(run.stdout).toContain('\\u009b');
+    expect(JSON.parse(run.stdout).items[0].value.text).toBe(text);
+  });
 });

@@ -1,7 +1,7 @@
 // What the bin prints from the service (a channel id, a reason, an address) reaches a terminal:
 // control characters in it are shown, never obeyed.
 import { describe, expect, it } from 'vitest';
-import { forTerminal } from '../../src/cli/io.js';
+import { addressesMasked, forTerminal } from '../../src/cli/io.js';
 import { callService } from '../../src/cli/service.js';
 import { ChannelConnectError } from '../../src/core/errors.js';
 
@@ -27,5 +27,21 @@ describe('forTerminal', () => {
     }
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line).not.toContain(ESC);
+  });
+});
+
+describe('addressesMasked', () => {
+  it('masks each address in a text, wherever it starts', () => {
+    const text = 'to https://h.example/x?secret=s1 and xhttps://h/y?secret=s2, (http://u:p@h/)';
+    expect(addressesMasked(text)).toBe(
+      'to https://h.example/x?secret=… and xhttps://h/y?secret=… (http://…@h/)',
+    );
+    expect(addressesMasked(`${'a'.repeat(50)}https://h/?secret=s3`)).not.toContain('s3');
+  });
+
+  it('takes linear time: a megabyte of letters (a receiver answer, a name) is read in well under a second', () => {
+    const start = performance.now();
+    expect(addressesMasked('a'.repeat(1024 * 1024))).toHaveLength(1024 * 1024);
+    expect(performance.now() - start).toBeLessThan(1000);
   });
 });

@@ -15,8 +15,9 @@ export interface InboxDelta {
 
 /**
  * The snapshot as keyed entries, so that only what changed need be sent: `c:` channels, `h:`
- * chats (their messages carry the chat's key), `m:` messages, `s:` subscriptions, `r:` and `d:`
- * the log of requests and deliveries, `v3` the v3 settings. The page rebuilds the snapshot.
+ * chats (their messages carry the chat's key), `m:` messages (by direction and id: a customer's
+ * message may carry the id of one the CRM sent), `s:` subscriptions, `r:` and `d:` the log of
+ * requests and deliveries, `v3` the v3 settings. The page rebuilds the snapshot.
  */
 export function entriesOf(snapshot: InboxSnapshot): Entries {
   const entries: Entries = new Map();
@@ -24,7 +25,7 @@ export function entriesOf(snapshot: InboxSnapshot): Entries {
   for (const { messages, ...chat } of snapshot.chats) {
     const key = JSON.stringify([chat.channel_id, chat.chat_id]);
     entries.set(`h:${key}`, chat);
-    for (const m of messages) entries.set(`m:${m.message_id}`, { ...m, chat: key });
+    for (const m of messages) entries.set(`m:${m.direction}:${m.message_id}`, { ...m, chat: key });
   }
   for (const s of snapshot.subscriptions) entries.set(`s:${s.id}`, s);
   for (const r of snapshot.requests) entries.set(`r:${r.id}`, r);

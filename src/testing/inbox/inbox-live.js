@@ -76,8 +76,19 @@ function putChat(key, entry) {
 }
 
 /**
+ * True when a message older than every one `chat` shows stays out: the chat is full, or others
+ * before it are hidden too (an edit of a hidden message after a delete made room), so that shown
+ * it would sit above a gap, the messages between missing.
+ */
+function staysEarlier(chat) {
+  const showing = chat.list.childElementCount;
+  if (showing === 0) return false;
+  return showing >= SHOWN_PER_CHAT || (chat.entry.count ?? 0) - showing > 1;
+}
+
+/**
  * Shows a message in its chat, in time order (almost always last): a new one is added unless it is
- * older than every message of a full chat; past SHOWN_PER_CHAT, the oldest shown goes.
+ * older than every message shown and {@link staysEarlier}; past SHOWN_PER_CHAT, the oldest shown goes.
  */
 function putMessage(key, m) {
   const known = shown.messages.get(key);
@@ -86,7 +97,7 @@ function putMessage(key, m) {
   if (!chat) return;
   let before = chat.list.lastElementChild;
   while (before && Number(before.dataset.at) > m.at) before = before.previousElementSibling;
-  if (!before && chat.list.childElementCount >= SHOWN_PER_CHAT) return;
+  if (!before && staysEarlier(chat)) return;
   const node = createMessage(m);
   node.dataset.key = key;
   node.dataset.at = String(m.at);
