@@ -25,13 +25,15 @@ let browser: Browser;
 let page: Page;
 let gateway: FakeGateway;
 
-/** Sends `n` messages through the fake's API, `concurrency` at a time; returns the last text of each chat. */
-async function sendMany(n: number, from: number, concurrency = 8) {
+/**
+ * Sends `n` messages through the fake's API, one sender per chat at once; returns the last text
+ * of each chat. Each chat's messages go one after another from its own sender, so the last one
+ * sent is the last one the fake holds (senders sharing a chat could arrive out of order).
+ */
+async function sendMany(n: number, from: number, concurrency = CHATS) {
   const last = new Map<string, string>();
-  let next = from;
-  const worker = async () => {
-    while (next < from + n) {
-      const i = next++;
+  const worker = async (stripe: number) => {
+    for (let i = from + stripe; i < from + n; i += concurrency) {
       const chat_id = chatOf(i);
       last.set(chat_id, `message ${i}`);
       const res = await fetch(`${gateway.url}/v2/messages`, {
@@ -47,7 +49,7 @@ async function sendMany(n: number, from: number, concurrency = 8) {
       await res.arrayBuffer();
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(Array.from({ length: concurrency }, (_, stripe) => worker(stripe)));
   return last;
 }
 
