@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { MAX_TIMER_MS } from '../core/checks.js';
 import { maskedAddress } from '../internal/address.js';
+import { maskSecret } from '../webhooks/receive/request.js';
 
 /** Where a command writes, and how it reads standard input; tests pass their own. */
 export interface Io {
@@ -77,11 +78,14 @@ export function terminalSafeJson(text: string): string {
 }
 
 /**
- * A value as the one JSON document `--json` prints: the addresses in its strings masked (see
- * {@link addressesMasked}), and as {@link terminalSafeJson}: no control sequence reaches a terminal.
+ * A value as the one JSON document `--json` prints: a receiver's `secret` in any address of its
+ * strings masked as `…` (the other query values kept: a script may need a wapi channel's
+ * authorization link or a file's signed address whole), and as {@link terminalSafeJson}: no
+ * control sequence reaches a terminal.
  */
 export function jsonLine(value: unknown): string {
-  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? addressesMasked(v) : v));
+  const masked = (text: string) => text.replace(ADDRESS, (address) => maskSecret(address, '…'));
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? masked(v) : v));
   return terminalSafeJson(text);
 }
 

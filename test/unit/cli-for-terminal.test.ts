@@ -1,7 +1,7 @@
 // What the bin prints from the service (a channel id, a reason, an address) reaches a terminal:
 // control characters in it are shown, never obeyed.
 import { describe, expect, it } from 'vitest';
-import { addressesMasked, forTerminal } from '../../src/cli/io.js';
+import { addressesMasked, forTerminal, jsonLine } from '../../src/cli/io.js';
 import { callService } from '../../src/cli/service.js';
 import { ChannelConnectError } from '../../src/core/errors.js';
 
@@ -43,5 +43,18 @@ describe('addressesMasked', () => {
     const start = performance.now();
     expect(addressesMasked('a'.repeat(1024 * 1024))).toHaveLength(1024 * 1024);
     expect(performance.now() - start).toBeLessThan(1000);
+  });
+});
+
+describe('jsonLine', () => {
+  it("masks a receiver's secret and keeps every other query value a script may need", () => {
+    const value = {
+      url: 'https://crm.example/hooks?account=7&secret=s3cr3t',
+      authorization: 'https://connect.example/wapi?state=abc&sig=xyz',
+      file: 'https://files.example/a.pdf?X-Amz-Signature=f00',
+    };
+    const line = jsonLine(value);
+    expect(line).not.toContain('s3cr3t');
+    expect(JSON.parse(line)).toEqual({ ...value, url: 'https://crm.example/hooks?account=7&secret=…' });
   });
 });

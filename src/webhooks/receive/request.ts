@@ -155,15 +155,15 @@ export function queryValue(url: string, name: string): string | null {
 }
 
 /**
- * The address with every `secret` query value masked (its key read as `queryValue` reads it, in
- * any case).
+ * The address with every `secret` query value replaced by `mask` (its key read as `queryValue`
+ * reads it, in any case).
  */
-export function maskSecret(url: string): string {
+export function maskSecret(url: string, mask = '***'): string {
   let masked = '';
   let copied = 0;
   scanQuery(url, (key, eq, end) => {
     if (keyIs(url, key, eq, 'secret', true)) {
-      masked += `${url.slice(copied, eq)}=***`;
+      masked += `${url.slice(copied, eq)}=${mask}`;
       copied = end;
     }
     return false;
