@@ -11,6 +11,7 @@ export { PostgresDedupeStore } from './postgres/dedupe-store.js';
 export { PostgresDeliveryStore } from './postgres/delivery-store.js';
 export type { PostgresDatabase } from './postgres/driver.js';
 export { type InboxDelivery, PostgresInbox } from './postgres/inbox.js';
+export { InboxDeliveryError, type InboxDeliveryErrorCode } from './postgres/inbox-errors.js';
 export type { InboxWorker, InboxWorkOptions, ReceivingHandler } from './postgres/inbox-worker.js';
 export { type OutboxRow, type OutboxStatus, PostgresOutbox } from './postgres/outbox.js';
 export type { OutboxRelay, OutboxRelayOptions, SendingClient } from './postgres/outbox-relay.js';

@@ -2,6 +2,7 @@
 // PGlite and on a real PostgreSQL through pg and postgres.js.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
+import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { backoffMs } from '../../src/postgres/inbox-worker.js';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
@@ -73,7 +74,8 @@ for (const target of postgresTargets()) {
 
     it("a failing listener's writes roll back; the attempt is counted with a backoff; dead after maxAttempts; retry(id) puts it back", async () => {
       const hooks = handler();
-      hooks.on('error', () => {});
+      const reported: GatewayError[] = [];
+      hooks.on('error', (e) => void (e instanceof InboxDeliveryError && reported.push(e)));
       let fail = true;
       hooks.on('message.add', async ({ data }, { tx }) => {
         await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
@@ -83,11 +85,11 @@ for (const target of postgresTargets()) {
         if (fail) throw new Error('CRM down');
       });
       await hooks.handle(post(messageAdd('k-f', 'chat-f', 'once')));
-      const reported: GatewayError[] = [];
+      const onError: GatewayError[] = [];
       const worker = inbox().work(hooks, {
         pollIntervalMs: 10,
         maxAttempts: 2,
-        onError: (e) => void reported.push(e),
+        onError: (e) => void onError.push(e),
       });
       await until(async () => (await rows())[0]?.attempts === 1);
       const [due] = await sqlOn(
@@ -102,12 +104,18 @@ for (const target of postgresTargets()) {
       await until(() => reported.length === 1);
       const id = String((await rows())[0]?.id);
       expect(reported[0]?.message).toContain(`Inbox delivery ${id} is dead after 2 attempts`);
+      expect(reported[0]).toMatchObject({ code: 'dead', deliveryId: id, attempts: 2 });
+      expect((reported[0]?.cause as Error).message).toContain('CRM down');
+      expect(JSON.stringify(reported[0]?.toJSON())).not.toContain('once'); // the message's text
+      expect(onError).toEqual([]); // reported on the handler's 'error', once
+      expect(reported).toHaveLength(1);
       expect(await stored()).toEqual([]);
       fail = false;
       expect(await inbox().retry(id)).toBe(true);
       await until(async () => (await rows())[0]?.state === 'done');
       await worker.stop();
       expect(await stored()).toEqual([{ chat: 'chat-f', text: 'once' }]);
+      expect(reported).toHaveLength(1);
       expect(await inbox().retry(id)).toBe(false);
     });
 
