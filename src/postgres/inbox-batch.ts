@@ -26,6 +26,8 @@ interface Taken {
   webhook: Webhook;
   url: string;
   attempts: number;
+  /** Its `last_error` before this attempt. */
+  before: string | null;
 }
 
 /** An attempt that failed, and why. */
@@ -41,20 +43,45 @@ const UNDER_WAY = 'the attempt did not end (its worker stopped or lost its conne
 // (being processed, or waiting for its next attempt): a chat's deliveries run in order. Each
 // attempt is counted (and its retry scheduled, as if it failed) in this statement's own commit,
 // before any listener runs: an attempt whose process dies still counts. One out of attempts
-// (its worker died in each) becomes dead here, without running again.
+// (its worker died in each) becomes dead here, without running again. `before` is the row's
+// last_error until now, `UNDER_WAY` when its last attempt never ended.
 const claimSql = (t: Tables) =>
-  `UPDATE ${t.inbox} AS u SET
-     attempts = u.attempts + CASE WHEN u.attempts >= $2 THEN 0 ELSE 1 END,
-     state = CASE WHEN u.attempts >= $2 THEN 'dead' ELSE 'pending' END,
-     last_error = CASE WHEN u.attempts >= $2 THEN u.last_error ELSE $3 END,
-     run_at = now() + least(60000, 1000 * power(2, u.attempts)) * interval '1 millisecond'
-   WHERE u.id IN (
-     SELECT id FROM ${t.inbox} i
+  `WITH picked AS (
+     SELECT id, last_error AS before FROM ${t.inbox} i
      WHERE state = 'pending' AND run_at <= now()
        AND (chat IS NULL OR NOT EXISTS (
          SELECT 1 FROM ${t.inbox} e WHERE e.chat = i.chat AND e.state = 'pending' AND e.id < i.id))
      ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-   RETURNING u.id::text AS id, u.webhook, u.url, u.attempts, u.state, u.last_error`;
+   UPDATE ${t.inbox} AS u SET
+     attempts = u.attempts + CASE WHEN u.attempts >= $2 THEN 0 ELSE 1 END,
+     state = CASE WHEN u.attempts >= $2 THEN 'dead' ELSE 'pending' END,
+     last_error = CASE WHEN u.attempts >= $2 THEN u.last_error ELSE $3 END,
+     run_at = now() + least(60000, 1000 * power(2, u.attempts)) * interval '1 millisecond'
+   FROM picked WHERE u.id = picked.id
+   RETURNING u.id::text AS id, u.webhook, u.url, u.attempts, u.state, u.last_error, picked.before`;
+
+/** Gives claimed rows back, due at once, their attempt uncounted: they neither ran nor failed. */
+const giveBackSql = (t: Tables) =>
+  `UPDATE ${t.inbox} AS u SET attempts = u.attempts - 1, run_at = now(), last_error = r.before
+   FROM unnest($1::bigint[], $2::text[]) AS r(id, before)
+   WHERE u.id = r.id AND u.state = 'pending'`;
+
+async function giveBack(session: SqlSession, t: Tables, rows: Taken[]): Promise<void> {
+  if (rows.length === 0) return;
+  await session.query(giveBackSql(t), [rows.map((r) => r.id), rows.map((r) => r.before)]);
+}
+
+/**
+ * The rows to run now. A row whose last attempt never ended (its process died in it, maybe
+ * because of it) runs alone, so a delivery that kills its worker takes no other down with it
+ * more than once; the rest are given back.
+ */
+async function alone(p: BatchParts, taken: Taken[]): Promise<Taken[]> {
+  const suspect = taken.find((row) => row.before === UNDER_WAY);
+  if (!suspect || taken.length === 1) return taken;
+  await giveBack(p.db, p.t, taken.filter((row) => row !== suspect));
+  return [suspect];
+}
 
 /** Thrown out of a batch's transaction to roll it back when an attempt outlived `timeoutMs`. */
 class TimedOut extends Error {
@@ -71,13 +98,14 @@ class TimedOut extends Error {
  */
 export async function processBatch(p: BatchParts): Promise<boolean> {
   const claimed = await p.db.query(claimSql(p.t), [p.batchSize, p.maxAttempts, UNDER_WAY]);
-  const taken: Taken[] = [];
+  let taken: Taken[] = [];
   for (const row of claimed) {
     if (row.state === 'dead') reportDead(p, asTaken(row), new Error(String(row.last_error ?? UNDER_WAY)));
     else taken.push(asTaken(row));
   }
-  taken.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   if (taken.length === 0) return claimed.length > 0;
+  taken.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  taken = await alone(p, taken);
   const failures: Failure[] = [];
   let dead: Failure[];
   try {
@@ -95,6 +123,7 @@ const asTaken = (row: Row): Taken => ({
   webhook: row.webhook as Webhook,
   url: String(row.url ?? ''),
   attempts: Number(row.attempts),
+  before: (row.before as string | null) ?? null,
 });
 
 /** The transaction of a batch: its rows locked, each delivery's listeners run, the done marked. */
@@ -150,19 +179,14 @@ async function afterTimeOut(
     attempts: late.attempts,
     timeoutMs: p.timeoutMs,
   });
-  report(p, late, timedOut);
   failures.push({ row: late, error: timedOut });
   const failed = new Set(failures.map((f) => f.row.id));
-  const innocent = taken.filter((row) => !failed.has(row.id)).map((row) => row.id);
-  return p.db.transaction(async (tx) => {
-    if (innocent.length > 0) {
-      await tx.query(
-        `UPDATE ${p.t.inbox} SET attempts = attempts - 1, run_at = now() WHERE id = ANY($1::bigint[]) AND state = 'pending'`,
-        [innocent],
-      );
-    }
+  const dead = await p.db.transaction(async (tx) => {
+    await giveBack(tx, p.t, taken.filter((row) => !failed.has(row.id)));
     return recordFailures(p, tx, failures);
   });
+  report(p, late, timedOut);
+  return dead;
 }
 
 /**

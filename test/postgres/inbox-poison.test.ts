@@ -1,0 +1,118 @@
+// A poison delivery dies (DESIGN: The CRM's own database): a listener that never settles is cut
+// at the worker's timeoutMs (its transaction rolled back, the attempt failed), tried again after
+// its backoff and dead after maxAttempts, reported once on the handler's 'error' as a typed
+// InboxDeliveryError, while other chats go on. On PGlite and a real PostgreSQL (pg, postgres.js).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
+import { buildWebhook } from '../../src/testing/build-webhook.js';
+import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
+import { HOOK_URL } from '../support/handler.js';
+import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+
+const post = (body: unknown) => ({
+  method: 'POST',
+  url: HOOK_URL,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+const messageAdd = (key: string, chat: string, text: string) =>
+  buildWebhook('message.add', {
+    meta: { idempotency_key: key },
+    data: [{ chat_id: chat, channel_id: 'ch-1', text }],
+  } as never);
+
+for (const target of postgresTargets()) {
+  describe(`a poison delivery on ${target.name}`, () => {
+    let opened: Awaited<ReturnType<typeof openStore>>;
+    let messages: string;
+    beforeEach(async () => {
+      opened = await openStore(target);
+      messages = `"${opened.schema}".messages`;
+      await sqlOn(opened.db, `CREATE TABLE ${messages} (id serial PRIMARY KEY, chat text, text text)`);
+    });
+    afterEach(async () => opened.close());
+
+    const inboxRows = () =>
+      sqlOn(
+        opened.db,
+        `SELECT id::text AS id, key, state, attempts, last_error FROM "${opened.schema}".inbox ORDER BY id`,
+      );
+    const row = async (key: string) => (await inboxRows()).find((r) => r.key === key);
+    const stored = async () =>
+      (await sqlOn(opened.db, `SELECT text FROM ${messages} ORDER BY id`)).map((r) => r.text);
+    const backoffPassed = () => sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`);
+
+    /** A handler whose listener stores the message through tx, and never settles for 'hang'. */
+    const handler = (hang: { on: boolean }) => {
+      const hooks = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: opened.store.dedupe,
+        dispatch: opened.store.inbox,
+      });
+      const reported: InboxDeliveryError[] = [];
+      hooks.on('error', (e) => void (e instanceof InboxDeliveryError && reported.push(e)));
+      hooks.on('message.add', async ({ data }, { tx }) => {
+        const m = data[0];
+        if (m?.text === 'hang' && hang.on) return new Promise<void>(() => {});
+        await sqlOn(tx, `INSERT INTO ${messages} (text) VALUES ($1)`, [m?.text]);
+      });
+      return { hooks, reported };
+    };
+
+    it('a listener that never settles is timed out, retried, then dead; other chats go on; retry(id) puts it back', async () => {
+      const hang = { on: true };
+      const { hooks, reported } = handler(hang);
+      await hooks.handle(post(messageAdd('h0', 'h', 'hang')));
+      await hooks.handle(post(messageAdd('h1', 'h', 'after the hang')));
+      for (let i = 0; i < 3; i++) await hooks.handle(post(messageAdd(`b${i}`, 'b', `b${i}`)));
+      const worker = opened.store.inbox.work(hooks, {
+        concurrency: 2,
+        batchSize: 1,
+        pollIntervalMs: 10,
+        maxAttempts: 2,
+        timeoutMs: 300,
+      });
+      await until(async () => (await stored()).length === 3);
+      // PGlite has one connection, which the hung transaction holds until its time-out.
+      if (target.name !== 'pglite') expect(reported).toEqual([]);
+      await until(() => reported.length === 1);
+      expect(reported[0]).toMatchObject({ code: 'timedOut', attempts: 1, retryable: true });
+      const h0 = await row('h0');
+      expect(h0).toMatchObject({ state: 'pending', attempts: 1 });
+      expect(h0?.last_error).toContain('timeoutMs (300 ms)');
+      await backoffPassed();
+      await until(async () => (await row('h0'))?.state === 'dead');
+      await until(async () => (await stored()).includes('after the hang')); // the chat is free
+      await until(() => reported.length === 3);
+      expect(reported.map((e) => e.code)).toEqual(['timedOut', 'timedOut', 'dead']);
+      expect(reported[2]).toMatchObject({ deliveryId: h0?.id, attempts: 2 });
+      expect(reported[2]?.cause).toBeInstanceOf(InboxDeliveryError);
+      hang.on = false;
+      expect(await opened.store.inbox.retry(String(h0?.id))).toBe(true);
+      await until(async () => (await row('h0'))?.state === 'done');
+      await worker.stop();
+      expect((await stored()).filter((t) => t === 'hang')).toHaveLength(1);
+      expect(reported).toHaveLength(3);
+    }, 30_000);
+
+    it("a time-out rolls back its batch: the others' attempts are not counted and they run again at once", async () => {
+      const { hooks, reported } = handler({ on: true });
+      await hooks.handle(post(messageAdd('ok0', 'a', 'first')));
+      await hooks.handle(post(messageAdd('h0', 'h', 'hang')));
+      await hooks.handle(post(messageAdd('ok1', 'c', 'last')));
+      const worker = opened.store.inbox.work(hooks, { pollIntervalMs: 10, timeoutMs: 200 });
+      await until(() => reported.length === 1);
+      await until(async () => (await row('ok1'))?.state === 'done');
+      await worker.stop();
+      expect(await row('ok0')).toMatchObject({ state: 'done', attempts: 1 });
+      expect(await row('ok1')).toMatchObject({ state: 'done', attempts: 1 });
+      expect(await row('h0')).toMatchObject({ state: 'pending', attempts: 1 });
+      expect(await stored()).toEqual(['first', 'last']);
+    }, 30_000);
+
+    it('refuses a timeoutMs that is not a positive whole number, naming it', () => {
+      const { hooks } = handler({ on: false });
+      expect(() => opened.store.inbox.work(hooks, { timeoutMs: 0 })).toThrow(/timeoutMs/);
+    });
+  });
+}
