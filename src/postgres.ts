@@ -16,6 +16,7 @@ export type { InboxWorker, InboxWorkOptions, ReceivingHandler } from './postgres
 export { type OutboxRow, type OutboxStatus, PostgresOutbox } from './postgres/outbox.js';
 export type { OutboxRelay, OutboxRelayOptions, SendingClient } from './postgres/outbox-relay.js';
 export type { LoopErrorHandler } from './postgres/poll-loops.js';
+export type { PruneOptions, PruneResult } from './postgres/prune.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type { ListenerContext } from './webhooks/receive/events.js';

@@ -3,6 +3,7 @@ import { PostgresDeliveryStore } from './delivery-store.js';
 import { Database, driverOf, type PostgresDatabase } from './driver.js';
 import { PostgresInbox } from './inbox.js';
 import { PostgresOutbox } from './outbox.js';
+import { type PruneOptions, type PruneResult, prune } from './prune.js';
 import { migrate, tablesOf } from './schema.js';
 
 /** Options of {@link postgresStore}. */
@@ -28,6 +29,19 @@ export interface PostgresStore {
   readonly deliveries: PostgresDeliveryStore;
   /** The transactional outbox: `send(tx, params)` in the caller's transaction, `relay(client)` sends. */
   readonly outbox: PostgresOutbox;
+  /**
+   * Deletes finished rows older than `olderThanMs`: done deliveries, delivery statuses, sends
+   * that reached the service, and idempotency keys past their time to live. Dead deliveries,
+   * sends left `unknown` and anything still under way stay. Deletes in batches of `batchSize`
+   * (default 1,000), each its own short statement; run it from a timer or a scheduled job on one
+   * instance (several at once are harmless). Resolves to the rows deleted per table.
+   * @example
+   * ```ts
+   * setInterval(() => void store.prune({ olderThanMs: 7 * 24 * 3_600_000 }).catch(console.error), 3_600_000);
+   * ```
+   * @throws GatewayError when `olderThanMs` or `batchSize` is not a whole number in range
+   */
+  prune(options: PruneOptions): Promise<PruneResult>;
 }
 
 /**
@@ -59,5 +73,6 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
     inbox: new PostgresInbox(database, tables),
     deliveries: new PostgresDeliveryStore(database, tables),
     outbox: new PostgresOutbox(database, tables),
+    prune: (options) => prune(database, tables, options),
   };
 }
