@@ -17,6 +17,7 @@ export { type OutboxRow, type OutboxStatus, PostgresOutbox } from './postgres/ou
 export type { OutboxRelay, OutboxRelayOptions, SendingClient } from './postgres/outbox-relay.js';
 export type { LoopErrorHandler } from './postgres/poll-loops.js';
 export type { PruneOptions, PruneResult } from './postgres/prune.js';
+export type { PostgresTransaction } from './postgres/transaction-type.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type { ListenerContext } from './webhooks/receive/events.js';

@@ -61,10 +61,13 @@ for (const target of postgresTargets()) {
 
     it('a worker runs the listeners with tx and marks the delivery done in that transaction', async () => {
       const hooks = handler();
-      hooks.on('message.add', async ({ data }, { tx }) => {
+      hooks.on('message.add', async ({ data }, context) => {
+        const tx = opened.store.tx(context); // the same handle as context.tx, typed for the driver
+        expect(tx).toBe(context.tx);
         for (const m of data)
           await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m.chat_id, m.text]);
       });
+      expect(() => opened.store.tx({ url: '' })).toThrow(/context has no tx/);
       for (let i = 0; i < 5; i++) await hooks.handle(post(messageAdd(`k-${i}`, `chat-${i % 2}`, `m${i}`)));
       const worker = inbox().work(hooks, { concurrency: 3, pollIntervalMs: 10 });
       await until(async () => (await rows()).every((row) => row.state === 'done'));
