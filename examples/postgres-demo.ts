@@ -23,18 +23,16 @@ const hooks = new WebhookHandler({ secret: 'demo-secret', dedupe: store.dedupe, 
 hooks.on('error', (error) => console.warn('error:', error.message));
 hooks.on('message.add', async ({ data }, context) => {
   for (const m of data.filter((m) => m.direction === 'inbound')) {
-    await store.tx(context).query('INSERT INTO crm_messages (chat_id, text) VALUES ($1, $2)', [
-      m.chat_id,
-      m.text,
-    ]);
+    await store
+      .tx(context)
+      .query('INSERT INTO crm_messages (chat_id, text) VALUES ($1, $2)', [m.chat_id, m.text]);
   }
 });
 hooks.respond('crm_entities.contact_add', async ({ data }, context) => {
   const name = data[0]?.name ?? 'Customer';
-  const { rows } = await store.tx(context).query<{ id: number }>(
-    'INSERT INTO contacts (name) VALUES ($1) RETURNING id',
-    [name],
-  );
+  const { rows } = await store
+    .tx(context)
+    .query<{ id: number }>('INSERT INTO contacts (name) VALUES ($1) RETURNING id', [name]);
   return { id: String(rows[0]?.id), name };
 });
 const tracker = new DeliveryTracker({ store: store.deliveries }).attach(hooks);

@@ -257,7 +257,16 @@ function checkPostgresTypes(dir) {
   `;
   writeFileSync(join(dir, 'consumer.ts'), consumer);
   const tsc = join(process.cwd(), 'node_modules/typescript/bin/tsc');
-  const flags = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--module', 'nodenext', '--target', 'es2022'];
+  const flags = [
+    '--noEmit',
+    '--strict',
+    '--skipLibCheck',
+    'false',
+    '--module',
+    'nodenext',
+    '--target',
+    'es2022',
+  ];
   // Node's own types from this repository, and nothing else of it (no driver's types).
   const types = ['--typeRoots', join(process.cwd(), 'node_modules/@types'), '--types', 'node'];
   execFileSync(process.execPath, [tsc, ...flags, ...types, 'consumer.ts'], { cwd: dir, stdio: 'inherit' });

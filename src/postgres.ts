@@ -17,8 +17,8 @@ export { type OutboxRow, type OutboxStatus, PostgresOutbox } from './postgres/ou
 export type { OutboxRelay, OutboxRelayOptions, SendingClient } from './postgres/outbox-relay.js';
 export type { LoopErrorHandler } from './postgres/poll-loops.js';
 export type { PruneOptions, PruneResult } from './postgres/prune.js';
-export type { PostgresTransaction } from './postgres/transaction-type.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';
+export type { PostgresTransaction } from './postgres/transaction-type.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type { ListenerContext } from './webhooks/receive/events.js';
 export type { WebhookQueue } from './webhooks/receive/options.js';

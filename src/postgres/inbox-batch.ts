@@ -79,7 +79,11 @@ async function giveBack(session: SqlSession, t: Tables, rows: Taken[]): Promise<
 async function alone(p: BatchParts, taken: Taken[]): Promise<Taken[]> {
   const suspect = taken.find((row) => row.before === UNDER_WAY);
   if (!suspect || taken.length === 1) return taken;
-  await giveBack(p.db, p.t, taken.filter((row) => row !== suspect));
+  await giveBack(
+    p.db,
+    p.t,
+    taken.filter((row) => row !== suspect),
+  );
   return [suspect];
 }
 
@@ -182,7 +186,11 @@ async function afterTimeOut(
   failures.push({ row: late, error: timedOut });
   const failed = new Set(failures.map((f) => f.row.id));
   const dead = await p.db.transaction(async (tx) => {
-    await giveBack(tx, p.t, taken.filter((row) => !failed.has(row.id)));
+    await giveBack(
+      tx,
+      p.t,
+      taken.filter((row) => !failed.has(row.id)),
+    );
     return recordFailures(p, tx, failures);
   });
   report(p, late, timedOut);

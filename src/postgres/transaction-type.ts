@@ -9,7 +9,10 @@ export type PostgresTransaction<D> = D extends {
   begin(options: string, cb: (sql: infer Tx) => unknown): unknown;
 }
   ? Tx
-  : D extends { transaction(callback: (tx: infer Tx) => Promise<unknown>): Promise<unknown>; waitReady: unknown }
+  : D extends {
+        transaction(callback: (tx: infer Tx) => Promise<unknown>): Promise<unknown>;
+        waitReady: unknown;
+      }
     ? Tx
     : D extends {
           totalCount: number;

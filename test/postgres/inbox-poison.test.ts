@@ -2,59 +2,40 @@
 // at the worker's timeoutMs (its transaction rolled back, the attempt failed), tried again after
 // its backoff and dead after maxAttempts, reported once on the handler's 'error' as a typed
 // InboxDeliveryError, while other chats go on. On PGlite and a real PostgreSQL (pg, postgres.js).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
-import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { HOOK_URL } from '../support/handler.js';
-import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
-
-const post = (body: unknown) => ({
-  method: 'POST',
-  url: HOOK_URL,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
-const messageAdd = (key: string, chat: string, text: string) =>
-  buildWebhook('message.add', {
-    meta: { idempotency_key: key },
-    data: [{ chat_id: chat, channel_id: 'ch-1', text }],
-  } as never);
+import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { messageAdd, post, storeWithMessages } from './inbox-suite.js';
 
 for (const target of postgresTargets()) {
   describe(`a poison delivery on ${target.name}`, () => {
-    let opened: Awaited<ReturnType<typeof openStore>>;
-    let messages: string;
-    beforeEach(async () => {
-      opened = await openStore(target);
-      messages = `"${opened.schema}".messages`;
-      await sqlOn(opened.db, `CREATE TABLE ${messages} (id serial PRIMARY KEY, chat text, text text)`);
-    });
-    afterEach(async () => opened.close());
+    const suite = storeWithMessages(target);
 
     const inboxRows = () =>
       sqlOn(
-        opened.db,
-        `SELECT id::text AS id, key, state, attempts, last_error FROM "${opened.schema}".inbox ORDER BY id`,
+        suite.opened.db,
+        `SELECT id::text AS id, key, state, attempts, last_error FROM "${suite.opened.schema}".inbox ORDER BY id`,
       );
     const row = async (key: string) => (await inboxRows()).find((r) => r.key === key);
     const stored = async () =>
-      (await sqlOn(opened.db, `SELECT text FROM ${messages} ORDER BY id`)).map((r) => r.text);
-    const backoffPassed = () => sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`);
+      (await sqlOn(suite.opened.db, `SELECT text FROM ${suite.messages} ORDER BY id`)).map((r) => r.text);
+    const backoffPassed = () =>
+      sqlOn(suite.opened.db, `UPDATE "${suite.opened.schema}".inbox SET run_at = now()`);
 
     /** A handler whose listener stores the message through tx, and never settles for 'hang'. */
     const handler = (hang: { on: boolean }) => {
       const hooks = new WebhookHandler({
         secret: 'hook-secret',
-        dedupe: opened.store.dedupe,
-        dispatch: opened.store.inbox,
+        dedupe: suite.opened.store.dedupe,
+        dispatch: suite.opened.store.inbox,
       });
       const reported: InboxDeliveryError[] = [];
       hooks.on('error', (e) => void (e instanceof InboxDeliveryError && reported.push(e)));
       hooks.on('message.add', async ({ data }, { tx }) => {
         const m = data[0];
         if (m?.text === 'hang' && hang.on) return new Promise<void>(() => {});
-        await sqlOn(tx, `INSERT INTO ${messages} (text) VALUES ($1)`, [m?.text]);
+        await sqlOn(tx, `INSERT INTO ${suite.messages} (text) VALUES ($1)`, [m?.text]);
       });
       return { hooks, reported };
     };
@@ -65,7 +46,7 @@ for (const target of postgresTargets()) {
       await hooks.handle(post(messageAdd('h0', 'h', 'hang')));
       await hooks.handle(post(messageAdd('h1', 'h', 'after the hang')));
       for (let i = 0; i < 3; i++) await hooks.handle(post(messageAdd(`b${i}`, 'b', `b${i}`)));
-      const worker = opened.store.inbox.work(hooks, {
+      const worker = suite.opened.store.inbox.work(hooks, {
         concurrency: 2,
         batchSize: 1,
         pollIntervalMs: 10,
@@ -88,7 +69,7 @@ for (const target of postgresTargets()) {
       expect(reported[2]).toMatchObject({ deliveryId: h0?.id, attempts: 2 });
       expect(reported[2]?.cause).toBeInstanceOf(InboxDeliveryError);
       hang.on = false;
-      expect(await opened.store.inbox.retry(String(h0?.id))).toBe(true);
+      expect(await suite.opened.store.inbox.retry(String(h0?.id))).toBe(true);
       await until(async () => (await row('h0'))?.state === 'done');
       await worker.stop();
       expect((await stored()).filter((t) => t === 'hang')).toHaveLength(1);
@@ -100,7 +81,7 @@ for (const target of postgresTargets()) {
       await hooks.handle(post(messageAdd('ok0', 'a', 'first')));
       await hooks.handle(post(messageAdd('h0', 'h', 'hang')));
       await hooks.handle(post(messageAdd('ok1', 'c', 'last')));
-      const worker = opened.store.inbox.work(hooks, { pollIntervalMs: 10, timeoutMs: 200 });
+      const worker = suite.opened.store.inbox.work(hooks, { pollIntervalMs: 10, timeoutMs: 200 });
       await until(() => reported.length === 1);
       await until(async () => (await row('ok1'))?.state === 'done');
       await worker.stop();
@@ -112,7 +93,7 @@ for (const target of postgresTargets()) {
 
     it('refuses a timeoutMs that is not a positive whole number, naming it', () => {
       const { hooks } = handler({ on: false });
-      expect(() => opened.store.inbox.work(hooks, { timeoutMs: 0 })).toThrow(/timeoutMs/);
+      expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: 0 })).toThrow(/timeoutMs/);
     });
   });
 }

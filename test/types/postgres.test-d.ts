@@ -1,8 +1,9 @@
 // The types of messaging-gateway-sdk/postgres as a user writes against them.
-import { describe, expectTypeOf, it } from 'vitest';
+
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import type postgres from 'postgres';
+import { describe, expectTypeOf, it } from 'vitest';
 import { WebhookHandler } from '../../src/index.js';
 import { type OutboxRow, postgresStore, type WebhookQueue } from '../../src/postgres.js';
 
