@@ -2,12 +2,17 @@ import type { GatewayError } from '../core/errors.js';
 import { LATE, within } from '../internal/deadline.js';
 import { messageOf } from '../internal/message-of.js';
 import type { Webhook } from '../webhooks/decode/parse.js';
+import type { ListenerContext } from '../webhooks/receive/events.js';
 import { reportOnHandler } from '../webhooks/receive/reporting.js';
 import type { Database, Row, SqlSession } from './driver.js';
 import { InboxDeliveryError } from './inbox-errors.js';
-import type { ReceivingHandler } from './inbox-worker.js';
 import type { LoopErrorHandler } from './poll-loops.js';
 import type { Tables } from './schema.js';
+
+/** What a worker needs of a `WebhookHandler`: its `receive`. */
+export interface ReceivingHandler {
+  receive(webhook: Webhook, context?: Partial<ListenerContext>): Promise<void>;
+}
 
 /** What a batch needs of the worker. */
 export interface BatchParts {

@@ -1,14 +1,10 @@
-import type { Webhook } from '../webhooks/decode/parse.js';
-import type { ListenerContext } from '../webhooks/receive/events.js';
 import type { Database } from './driver.js';
-import { type BatchParts, processBatch } from './inbox-batch.js';
+import { type BatchParts, processBatch, type ReceivingHandler } from './inbox-batch.js';
+
+export type { ReceivingHandler } from './inbox-batch.js';
+
 import { consoleErrors, countOption, type LoopErrorHandler, PollLoops } from './poll-loops.js';
 import type { Tables } from './schema.js';
-
-/** What a worker needs of a `WebhookHandler`: its `receive`. */
-export interface ReceivingHandler {
-  receive(webhook: Webhook, context?: Partial<ListenerContext>): Promise<void>;
-}
 
 /** Options of `store.inbox.work`. */
 export interface InboxWorkOptions {
