@@ -42,7 +42,7 @@ interface Failure {
 }
 
 /** What `last_error` says of an attempt under way: what stays when its worker dies in it. */
-const UNDER_WAY = 'the attempt did not end (its worker stopped or lost its connection)';
+export const UNDER_WAY = 'the attempt did not end (its worker stopped or lost its connection)';
 
 // The oldest due deliveries no other worker holds, unless an earlier one of its chat is pending
 // (being processed, or waiting for its next attempt): a chat's deliveries run in order. Each

@@ -3,6 +3,7 @@
 // its backoff and dead after maxAttempts, reported once on the handler's 'error' as a typed
 // InboxDeliveryError, while other chats go on. On PGlite and a real PostgreSQL (pg, postgres.js).
 import { describe, expect, it } from 'vitest';
+import { UNDER_WAY } from '../../src/postgres/inbox-batch.js';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
@@ -90,6 +91,33 @@ for (const target of postgresTargets()) {
       expect(await row('h0')).toMatchObject({ state: 'pending', attempts: 1 });
       expect(await stored()).toEqual(['first', 'last']);
     }, 30_000);
+
+    it('a delivery whose last attempt never ended (its worker died in it) runs alone; the others of its batch go uncounted', async () => {
+      const hooks = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: suite.opened.store.dedupe,
+        dispatch: suite.opened.store.inbox,
+      });
+      const txOf = new Map<string, string>();
+      hooks.on('message.add', async ({ data }, { tx }) => {
+        const [row] = await sqlOn(tx, 'SELECT txid_current()::text AS txid');
+        txOf.set(String(data[0]?.text), String(row?.txid));
+      });
+      for (const key of ['d1', 'd2', 'd3']) await hooks.handle(post(messageAdd(key, `chat-${key}`, key)));
+      await sqlOn(
+        suite.opened.db,
+        `UPDATE "${suite.opened.schema}".inbox SET attempts = 1, last_error = $1 WHERE key = 'd2'`,
+        [UNDER_WAY],
+      );
+      const worker = suite.opened.store.inbox.work(hooks, { pollIntervalMs: 10, batchSize: 10 });
+      await until(() => txOf.size === 3);
+      await worker.stop();
+      expect(txOf.get('d1')).toBe(txOf.get('d3'));
+      expect(txOf.get('d2')).not.toBe(txOf.get('d1'));
+      expect(await row('d2')).toMatchObject({ state: 'done', attempts: 2 });
+      expect(await row('d1')).toMatchObject({ state: 'done', attempts: 1, last_error: null });
+      expect(await row('d3')).toMatchObject({ state: 'done', attempts: 1 });
+    });
 
     it('refuses a timeoutMs that is not a positive whole number, naming it', () => {
       const { hooks } = handler({ on: false });
