@@ -5,7 +5,7 @@
 // order's own transaction and sent by the relay after the commit, its row following the delivery
 // statuses. `npm run demo:postgres`.
 import { createServer } from 'node:http';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import { createNodeMiddleware, DeliveryTracker, GatewayClient, WebhookHandler } from 'messaging-gateway-sdk';
 import { postgresStore } from 'messaging-gateway-sdk/postgres';
 import { createFakeGateway } from 'messaging-gateway-sdk/testing';
@@ -21,20 +21,18 @@ await db.exec(`
 
 const hooks = new WebhookHandler({ secret: 'demo-secret', dedupe: store.dedupe, dispatch: store.inbox });
 hooks.on('error', (error) => console.warn('error:', error.message));
-hooks.on('message.add', async ({ data }, { tx }) => {
+hooks.on('message.add', async ({ data }, context) => {
   for (const m of data.filter((m) => m.direction === 'inbound')) {
-    await (tx as Transaction).query('INSERT INTO crm_messages (chat_id, text) VALUES ($1, $2)', [
-      m.chat_id,
-      m.text,
-    ]);
+    await store
+      .tx(context)
+      .query('INSERT INTO crm_messages (chat_id, text) VALUES ($1, $2)', [m.chat_id, m.text]);
   }
 });
-hooks.respond('crm_entities.contact_add', async ({ data }, { tx }) => {
+hooks.respond('crm_entities.contact_add', async ({ data }, context) => {
   const name = data[0]?.name ?? 'Customer';
-  const { rows } = await (tx as Transaction).query<{ id: number }>(
-    'INSERT INTO contacts (name) VALUES ($1) RETURNING id',
-    [name],
-  );
+  const { rows } = await store
+    .tx(context)
+    .query<{ id: number }>('INSERT INTO contacts (name) VALUES ($1) RETURNING id', [name]);
   return { id: String(rows[0]?.id), name };
 });
 const tracker = new DeliveryTracker({ store: store.deliveries }).attach(hooks);

@@ -152,6 +152,7 @@ try {
     execFileSync(process.execPath, [...args, file], { cwd: dir, stdio: 'inherit' });
   }
   await checkBin(dir);
+  checkPostgresTypes(dir);
   const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/messaging-gateway-sdk/package.json'), 'utf8'));
   console.log(
     `packed ${pkg.name}@${pkg.version}: import, require, /schemas, /webhooks without ky, /redis without a Redis client, /otel loaded by no other entry, /testing and the bin all pass`,
@@ -229,4 +230,45 @@ function checkFileList(paths) {
   const missing = required.filter((file) => !files.includes(file));
   if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
   console.log(`files: ${files.length} in the tarball, all expected`);
+}
+
+/**
+ * The /postgres entry's types compile (skipLibCheck off) in a project with no driver's types
+ * installed, and store.tx(context) is the driver's transaction worked out from the user's db.
+ */
+function checkPostgresTypes(dir) {
+  const consumer = `
+    import { WebhookHandler } from 'messaging-gateway-sdk';
+    import { postgresStore } from 'messaging-gateway-sdk/postgres';
+    interface Client { query(text: string): Promise<{ rows: unknown[] }>; release(): void }
+    interface Pool {
+      totalCount: number;
+      query(text: string): Promise<{ rows: unknown[] }>;
+      connect(): Promise<Client>;
+      connect(callback: (err: Error | undefined, client: Client | undefined, done: () => void) => void): void;
+    }
+    declare const pool: Pool;
+    const store = postgresStore(pool);
+    const hooks = new WebhookHandler({ secret: 's', dedupe: store.dedupe, dispatch: store.inbox });
+    hooks.on('message.add', async (_event, context) => {
+      const client: Client = store.tx(context);
+      await client.query('SELECT 1');
+    });
+  `;
+  writeFileSync(join(dir, 'consumer.ts'), consumer);
+  const tsc = join(process.cwd(), 'node_modules/typescript/bin/tsc');
+  const flags = [
+    '--noEmit',
+    '--strict',
+    '--skipLibCheck',
+    'false',
+    '--module',
+    'nodenext',
+    '--target',
+    'es2022',
+  ];
+  // Node's own types from this repository, and nothing else of it (no driver's types).
+  const types = ['--typeRoots', join(process.cwd(), 'node_modules/@types'), '--types', 'node'];
+  execFileSync(process.execPath, [tsc, ...flags, ...types, 'consumer.ts'], { cwd: dir, stdio: 'inherit' });
+  console.log('postgres types: compile without any driver installed; store.tx is typed from the db');
 }

@@ -1,9 +1,12 @@
+import { GatewayError } from '../core/errors.js';
 import { PostgresDedupeStore } from './dedupe-store.js';
 import { PostgresDeliveryStore } from './delivery-store.js';
 import { Database, driverOf, type PostgresDatabase } from './driver.js';
 import { PostgresInbox } from './inbox.js';
 import { PostgresOutbox } from './outbox.js';
+import { type PruneOptions, type PruneResult, prune } from './prune.js';
 import { migrate, tablesOf } from './schema.js';
+import type { PostgresTransaction } from './transaction-type.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -11,8 +14,8 @@ export interface PostgresStoreOptions {
   schema?: string;
 }
 
-/** What {@link postgresStore} gives: one part per job, sharing the database. */
-export interface PostgresStore {
+/** What {@link postgresStore} gives: one part per job, sharing the database `D`. */
+export interface PostgresStore<D = PostgresDatabase> {
   /** The schema the tables live in. */
   readonly schema: string;
   /**
@@ -28,6 +31,34 @@ export interface PostgresStore {
   readonly deliveries: PostgresDeliveryStore;
   /** The transactional outbox: `send(tx, params)` in the caller's transaction, `relay(client)` sends. */
   readonly outbox: PostgresOutbox;
+  /**
+   * Deletes finished rows older than `olderThanMs`: done deliveries, delivery statuses, sends
+   * that reached the service, and idempotency keys past their time to live. Dead deliveries,
+   * sends left `unknown` and anything still under way stay. Deletes in batches of `batchSize`
+   * (default 1,000), each its own short statement; run it from a timer or a scheduled job on one
+   * instance (several at once are harmless). Resolves to the rows deleted per table.
+   * @example
+   * ```ts
+   * setInterval(() => void store.prune({ olderThanMs: 7 * 24 * 3_600_000 }).catch(console.error), 3_600_000);
+   * ```
+   * @throws GatewayError when `olderThanMs` or `batchSize` is not a whole number in range
+   */
+  prune(options: PruneOptions): Promise<PruneResult>;
+  /**
+   * The transaction a listener or responder runs in (`context.tx`), typed for this store's
+   * driver: a pg `PoolClient` (or the `Client`), postgres.js's `TransactionSql`, PGlite's
+   * `Transaction`. No cast, and no other driver's types needed.
+   * @example
+   * ```ts
+   * hooks.on('message.add', async ({ data }, context) => {
+   *   const tx = store.tx(context);   // a pg PoolClient when the store was made on a pg Pool
+   *   await tx.query('INSERT INTO crm_messages (text) VALUES ($1)', [data[0]?.text]);
+   * });
+   * ```
+   * @throws GatewayError when `context` has no `tx` (the listener was not run by this store's
+   * worker, or the responder by its dedupe)
+   */
+  tx(context: { tx?: unknown }): PostgresTransaction<D>;
 }
 
 /**
@@ -49,7 +80,10 @@ export interface PostgresStore {
  * ```
  * @throws GatewayError when `db` is none of the drivers; GatewayValidationError for a bad `schema`
  */
-export function postgresStore(db: PostgresDatabase, options: PostgresStoreOptions = {}): PostgresStore {
+export function postgresStore<D extends PostgresDatabase>(
+  db: D,
+  options: PostgresStoreOptions = {},
+): PostgresStore<D> {
   const tables = tablesOf(options.schema);
   const database = new Database(driverOf(db));
   return {
@@ -59,5 +93,17 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
     inbox: new PostgresInbox(database, tables),
     deliveries: new PostgresDeliveryStore(database, tables),
     outbox: new PostgresOutbox(database, tables),
+    prune: (options) => prune(database, tables, options),
+    tx: (context) => txOf(context) as PostgresTransaction<D>,
   };
+}
+
+/** `context.tx`, or a typed error saying why there is none. */
+function txOf(context: { tx?: unknown } | undefined): unknown {
+  if (context?.tx === undefined || context.tx === null) {
+    throw new GatewayError(
+      'store.tx(context): context has no tx; it is given to listeners run by store.inbox.work and to responders under dedupe: store.dedupe',
+    );
+  }
+  return context.tx;
 }

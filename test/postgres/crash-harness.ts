@@ -42,6 +42,7 @@ export class CrmUnderTest {
     driver: 'pg' | 'postgres.js',
     gateway: FakeGateway,
     stores: 'postgres' | 'memory' = 'postgres',
+    more: Record<string, string> = {},
   ): Promise<CrmUnderTest> {
     const schema = `crash_${Math.random().toString(36).slice(2, 8)}`;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
@@ -57,6 +58,7 @@ export class CrmUnderTest {
       GATEWAY_URL: gateway.url,
       GATEWAY_TOKEN: gateway.token,
       STORES: stores,
+      ...more,
     };
     return new CrmUnderTest(env, await freePort());
   }
@@ -137,6 +139,21 @@ export class CrmUnderTest {
         if (rows[0]?.open === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    } finally {
+      await pool.end();
+    }
+  }
+
+  /** The inbox row of the delivery whose idempotency key is `key`. */
+  async inboxRow(key: string): Promise<{ state: string; attempts: number } | undefined> {
+    const pool = new pg.Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
+    pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
+    try {
+      const { rows } = await pool.query(
+        `SELECT state, attempts FROM "${this.env.SCHEMA}".inbox WHERE key = $1`,
+        [key],
+      );
+      return rows[0];
     } finally {
       await pool.end();
     }

@@ -72,6 +72,22 @@ for (const target of targets) {
       expect((await crm.figures(gateway, ['c0'], [])).duplicateContacts).toBe(1);
     }, 120_000);
 
+    it('a delivery whose listener kills the process every time is dead after maxAttempts, never run again', async () => {
+      const more = { POISON_KEY: 'poison', MAX_ATTEMPTS: '2' };
+      const crm = await CrmUnderTest.create(target.url() as string, driver, gateway, 'postgres', more);
+      await crm.start();
+      await crm.deliver(messageAdd('poison'));
+      await crm.settle(); // restarts the process after each kill, until nothing is pending
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a worker that would run it again
+      expect(await crm.inboxRow('poison')).toEqual({ state: 'dead', attempts: 2 });
+      expect(crm.kills).toBe(2);
+      await crm.deliver(messageAdd('m0')); // the worker goes on
+      await crm.settle();
+      await crm.stop();
+      expect(crm.kills).toBe(2);
+      expect((await crm.figures(gateway, [], ['m0'])).lostDeliveries).toBe(0);
+    }, 120_000);
+
     it('random SIGKILLs under a stream of deliveries and sends', async () => {
       const crm = await CrmUnderTest.create(target.url() as string, driver, gateway);
       const figures = await randomKills(crm, gateway, 20, 6);

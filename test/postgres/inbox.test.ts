@@ -1,24 +1,12 @@
 // store.inbox as the handler's dispatch and its workers (DESIGN: The CRM's own database), on
 // PGlite and on a real PostgreSQL through pg and postgres.js.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
+import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { backoffMs } from '../../src/postgres/inbox-worker.js';
-import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { HOOK_URL } from '../support/handler.js';
-import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
-
-const post = (body: unknown) => ({
-  method: 'POST',
-  url: HOOK_URL,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
-const messageAdd = (key: string, chat: string, text: string) =>
-  buildWebhook('message.add', {
-    meta: { idempotency_key: key },
-    data: [{ chat_id: chat, channel_id: 'ch-1', text }],
-  } as never);
+import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { messageAdd, post, storeWithMessages } from './inbox-suite.js';
 
 describe('backoff', () => {
   it('is about a second first, doubling, at most a minute', () => {
@@ -28,24 +16,17 @@ describe('backoff', () => {
 
 for (const target of postgresTargets()) {
   describe(`store.inbox on ${target.name}`, () => {
-    let opened: Awaited<ReturnType<typeof openStore>>;
-    let messages: string;
-    beforeEach(async () => {
-      opened = await openStore(target);
-      messages = `"${opened.schema}".messages`;
-      await sqlOn(opened.db, `CREATE TABLE ${messages} (id serial PRIMARY KEY, chat text, text text)`);
-    });
-    afterEach(async () => opened.close());
+    const suite = storeWithMessages(target);
 
-    const inbox = () => opened.store.inbox;
+    const inbox = () => suite.opened.store.inbox;
     const handler = () =>
-      new WebhookHandler({ secret: 'hook-secret', dedupe: opened.store.dedupe, dispatch: inbox() });
+      new WebhookHandler({ secret: 'hook-secret', dedupe: suite.opened.store.dedupe, dispatch: inbox() });
     const rows = async () =>
       sqlOn(
-        opened.db,
-        `SELECT id::text AS id, key, state, attempts FROM "${opened.schema}".inbox ORDER BY id`,
+        suite.opened.db,
+        `SELECT id::text AS id, key, state, attempts FROM "${suite.opened.schema}".inbox ORDER BY id`,
       );
-    const stored = async () => sqlOn(opened.db, `SELECT chat, text FROM ${messages} ORDER BY id`);
+    const stored = async () => sqlOn(suite.opened.db, `SELECT chat, text FROM ${suite.messages} ORDER BY id`);
 
     it('stores the delivery with its key before the 200, once however often it comes', async () => {
       const hooks = handler();
@@ -60,10 +41,13 @@ for (const target of postgresTargets()) {
 
     it('a worker runs the listeners with tx and marks the delivery done in that transaction', async () => {
       const hooks = handler();
-      hooks.on('message.add', async ({ data }, { tx }) => {
+      hooks.on('message.add', async ({ data }, context) => {
+        const tx = suite.opened.store.tx(context); // the same handle as context.tx, typed for the driver
+        expect(tx).toBe(context.tx);
         for (const m of data)
-          await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m.chat_id, m.text]);
+          await sqlOn(tx, `INSERT INTO ${suite.messages} (chat, text) VALUES ($1, $2)`, [m.chat_id, m.text]);
       });
+      expect(() => suite.opened.store.tx({})).toThrow(/context has no tx/);
       for (let i = 0; i < 5; i++) await hooks.handle(post(messageAdd(`k-${i}`, `chat-${i % 2}`, `m${i}`)));
       const worker = inbox().work(hooks, { concurrency: 3, pollIntervalMs: 10 });
       await until(async () => (await rows()).every((row) => row.state === 'done'));
@@ -73,41 +57,48 @@ for (const target of postgresTargets()) {
 
     it("a failing listener's writes roll back; the attempt is counted with a backoff; dead after maxAttempts; retry(id) puts it back", async () => {
       const hooks = handler();
-      hooks.on('error', () => {});
+      const reported: GatewayError[] = [];
+      hooks.on('error', (e) => void (e instanceof InboxDeliveryError && reported.push(e)));
       let fail = true;
       hooks.on('message.add', async ({ data }, { tx }) => {
-        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
+        await sqlOn(tx, `INSERT INTO ${suite.messages} (chat, text) VALUES ($1, $2)`, [
           data[0]?.chat_id,
           data[0]?.text,
         ]);
         if (fail) throw new Error('CRM down');
       });
       await hooks.handle(post(messageAdd('k-f', 'chat-f', 'once')));
-      const reported: GatewayError[] = [];
+      const onError: GatewayError[] = [];
       const worker = inbox().work(hooks, {
         pollIntervalMs: 10,
         maxAttempts: 2,
-        onError: (e) => void reported.push(e),
+        onError: (e) => void onError.push(e),
       });
       await until(async () => (await rows())[0]?.attempts === 1);
       const [due] = await sqlOn(
-        opened.db,
-        `SELECT (extract(epoch FROM run_at - now()) * 1000)::float8 AS ms FROM "${opened.schema}".inbox`,
+        suite.opened.db,
+        `SELECT (extract(epoch FROM run_at - now()) * 1000)::float8 AS ms FROM "${suite.opened.schema}".inbox`,
       );
       expect(Number(due?.ms)).toBeGreaterThan(500); // about a second
       expect(Number(due?.ms)).toBeLessThanOrEqual(1_000);
       expect(await stored()).toEqual([]);
-      await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // the backoff passed
+      await sqlOn(suite.opened.db, `UPDATE "${suite.opened.schema}".inbox SET run_at = now()`); // the backoff passed
       await until(async () => (await rows())[0]?.state === 'dead');
       await until(() => reported.length === 1);
       const id = String((await rows())[0]?.id);
       expect(reported[0]?.message).toContain(`Inbox delivery ${id} is dead after 2 attempts`);
+      expect(reported[0]).toMatchObject({ code: 'dead', deliveryId: id, attempts: 2 });
+      expect(String((reported[0]?.cause as Error | undefined)?.message)).toContain('CRM down');
+      expect(JSON.stringify(reported[0]?.toJSON())).not.toContain('once'); // the message's text
+      expect(onError).toEqual([]); // reported on the handler's 'error', once
+      expect(reported).toHaveLength(1);
       expect(await stored()).toEqual([]);
       fail = false;
       expect(await inbox().retry(id)).toBe(true);
       await until(async () => (await rows())[0]?.state === 'done');
       await worker.stop();
       expect(await stored()).toEqual([{ chat: 'chat-f', text: 'once' }]);
+      expect(reported).toHaveLength(1);
       expect(await inbox().retry(id)).toBe(false);
     });
 
@@ -121,7 +112,7 @@ for (const target of postgresTargets()) {
           failedOnce = true; // the first of chat a fails once: the rest of chat a wait for it
           throw new Error('transient');
         }
-        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [m?.chat_id, m?.text]);
+        await sqlOn(tx, `INSERT INTO ${suite.messages} (chat, text) VALUES ($1, $2)`, [m?.chat_id, m?.text]);
       });
       for (let i = 0; i < 6; i++) {
         await hooks.handle(post(messageAdd(`a${i}`, 'a', `a${i}`)));
@@ -132,7 +123,7 @@ for (const target of postgresTargets()) {
         inbox().work(hooks, { concurrency: 2, pollIntervalMs: 10 }),
       ];
       await until(async () => (await stored()).filter((r) => r.chat === 'b').length === 6);
-      await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // a0's backoff passed
+      await sqlOn(suite.opened.db, `UPDATE "${suite.opened.schema}".inbox SET run_at = now()`); // a0's backoff passed
       await until(async () => (await stored()).length === 12);
       await Promise.all(workers.map((w) => w.stop()));
       const texts = (chat: string) =>
@@ -144,7 +135,7 @@ for (const target of postgresTargets()) {
     it('several workers process each delivery exactly once', async () => {
       const hooks = handler();
       hooks.on('message.add', async ({ data }, { tx }) => {
-        await sqlOn(tx, `INSERT INTO ${messages} (chat, text) VALUES ($1, $2)`, [
+        await sqlOn(tx, `INSERT INTO ${suite.messages} (chat, text) VALUES ($1, $2)`, [
           data[0]?.chat_id,
           data[0]?.text,
         ]);

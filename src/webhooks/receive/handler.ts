@@ -17,7 +17,7 @@ import {
 } from './events.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { Pipeline, type PipelineParts, type TraceDelivery } from './pipeline.js';
-import { Reporter } from './reporting.js';
+import { Reporter, registerReporter } from './reporting.js';
 import { listenerUrl, type WebhookRequest, type WebhookResponse } from './request.js';
 import { Verifier } from './verify.js';
 
@@ -60,6 +60,7 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
     super(listeners);
     const o = resolveHandlerOptions(options);
     const reporter = new Reporter(listeners);
+    registerReporter(this, reporter);
     this.#parts = {
       owner: this,
       options: o,

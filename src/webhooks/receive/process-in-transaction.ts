@@ -62,10 +62,17 @@ export async function processInTransaction(
       `The delivery was not processed within replyTimeoutMs (${parts.replyTimeoutMs} ms); its transaction commits when its work ends`,
     );
     parts.reporter.report(late, delivery.context, delivery.stage);
-    transaction.catch((error: unknown) => {
-      if (!(error instanceof DispatchFailed))
-        parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
-    });
+    const ended = transaction.then(
+      () => 'done' as const,
+      (error: unknown) => {
+        if (!(error instanceof DispatchFailed))
+          parts.reporter.report(asGatewayError(error), delivery.context, delivery.stage);
+        return 'released' as const;
+      },
+    );
+    // Handed to `waitUntil` when the delivery settles: a function runtime (Lambda, Workers) is
+    // kept alive until the transaction commits or rolls back, never frozen inside it.
+    delivery.lateWork = ended;
     return { outcome: kind ? 'replyFailed' : 'unexpected' };
   }
   if (result.state === 'processing') return { outcome: 'processing' };

@@ -67,6 +67,30 @@ export class Reporter {
   }
 }
 
+/** Each handler's reporter, for the stores that run its listeners outside `handle` and `receive`. */
+const reporters = new WeakMap<object, Reporter>();
+
+/** Makes `reporter` the one {@link reportOnHandler} reports `handler`'s failures through. */
+export function registerReporter(handler: object, reporter: Reporter): void {
+  reporters.set(handler, reporter);
+}
+
+/**
+ * Reports `error` on `handler`'s 'error' as its own reports go (the console when nobody listens):
+ * how a worker that runs a handler's listeners (the PostgreSQL inbox) reports a delivery it gave
+ * up on. False when `handler` is not a `WebhookHandler` (then the caller reports it elsewhere).
+ */
+export function reportOnHandler(
+  handler: object,
+  error: GatewayError,
+  context: ReportContext,
+  stage: ErrorContext['stage'],
+): boolean {
+  const reporter = reporters.get(handler);
+  reporter?.report(error, context, stage);
+  return reporter !== undefined;
+}
+
 /** Any failure as a GatewayError: one already is kept as it is (unless a prefix is asked for). */
 export function asGatewayError(error: unknown, prefix?: string): GatewayError {
   if (error instanceof GatewayError && prefix === undefined) return error;

@@ -3,6 +3,8 @@
 // (message.add: the message and a promised send written through `tx`) and a relay, on a real
 // PostgreSQL through pg or postgres.js. CRASH_AT names the point where it SIGKILLs itself.
 // Env: DATABASE_URL, DRIVER (pg | postgres.js), SCHEMA, PORT, GATEWAY_URL, GATEWAY_TOKEN, CRASH_AT;
+// POISON_KEY: the message.add of that key SIGKILLs the process inside its listener on every run;
+// MAX_ATTEMPTS: the worker's maxAttempts;
 // STORES=memory runs it as before this store existed (the memory dedupe, 'await', no transaction).
 import { createServer } from 'node:http';
 import pg from 'pg';
@@ -45,6 +47,7 @@ hooks.respond('crm_entities.contact_add', async (event, { tx }) => {
 hooks.on('message.add', async (event, { tx }) => {
   const key = event.meta.idempotency_key ?? '';
   await sql(tx, `INSERT INTO ${c}.messages (key) VALUES ($1)`, [key]);
+  if (key === env.POISON_KEY) process.kill(process.pid, 'SIGKILL');
   await store.outbox.send(tx ?? db, {
     channel_id: 'ch-1',
     recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
@@ -67,7 +70,12 @@ const client = {
   },
 };
 
-const worker = store.inbox.work(hooks, { concurrency: 2, pollIntervalMs: 20, onError: () => {} });
+const worker = store.inbox.work(hooks, {
+  concurrency: 2,
+  pollIntervalMs: 20,
+  maxAttempts: Number(env.MAX_ATTEMPTS ?? 10),
+  onError: () => {},
+});
 const relay = store.outbox.relay(client, {
   concurrency: 2,
   pollIntervalMs: 20,
