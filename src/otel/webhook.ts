@@ -56,12 +56,9 @@ export function webhookHandler(telemetry: Telemetry): ChannelHandler {
         }
       }
       const error = errorType(ctx);
-      const attributes: Attributes = {
-        'messaging.system': SYSTEM,
-        'messaging.operation.name': 'process',
-        ...(kind ? { 'gateway.webhook.event': kind } : {}),
-        ...(error ? { 'error.type': error } : {}),
-      };
+      const attributes: Attributes = { 'messaging.system': SYSTEM, 'messaging.operation.name': 'process' };
+      if (kind) attributes['gateway.webhook.event'] = kind;
+      if (error) attributes['error.type'] = error;
       processing.record((performance.now() - started) / 1000, attributes);
       outcomes.add(1, { 'gateway.webhook.outcome': text(ctx.outcome) ?? 'unknown' });
     },
