@@ -6,12 +6,13 @@ import { createServer } from 'node:http';
 import { GatewayClient } from 'messaging-gateway-sdk';
 import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
 import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_REASONS } from '../../src/schemas/reasons.js';
 import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
+import { openInboxPage } from '../support/chromium.js';
 import { listen } from '../support/servers.js';
-import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
+import { PARTS, skipWithout } from '../support/system-parts.js';
 
 // Once per CI run (the Node 24 pass), as the framework tests.
 const skip = skipWithout(PARTS.chromium, 'SKIP_FRAMEWORK_TESTS');
@@ -80,22 +81,7 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
       'message.add',
       'message.status_update',
     ]);
-    browser = await chromium.launch({
-      executablePath: findCommand(PARTS.chromium.command) ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
-    page.setDefaultTimeout(5000);
-    await page.goto(`${gateway.url}/`);
-    await page.waitForSelector('#live:text("live")');
+    ({ browser, page } = await openInboxPage(gateway.url));
   });
 
   afterAll(async () => {

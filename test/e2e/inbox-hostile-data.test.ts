@@ -2,9 +2,10 @@
 // make: a customer's message carrying the id of one the CRM sent, and edits and deletes around the
 // newest 50 messages a chat shows. What the page shows live must be what a reload shows.
 import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
+import { openInboxPage } from '../support/chromium.js';
+import { PARTS, skipWithout } from '../support/system-parts.js';
 
 const skip = skipWithout(PARTS.chromium, 'SKIP_FRAMEWORK_TESTS');
 
@@ -44,14 +45,7 @@ describe.skipIf(skip)('the inbox page fed hostile data, in a headless browser', 
       stepMs: 1,
       channels: [{ channel_id: 'ch-h', name: 'Hostile' }],
     });
-    browser = await chromium.launch({
-      executablePath: findCommand(PARTS.chromium.command) ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    page = await browser.newPage();
-    page.setDefaultTimeout(5000);
-    await page.goto(`${gateway.url}/`);
-    await page.waitForSelector('#live:text("live")');
+    ({ browser, page } = await openInboxPage(gateway.url));
   });
 
   afterAll(async () => {

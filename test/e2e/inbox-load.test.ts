@@ -4,9 +4,10 @@
 // they stay a small share of the time, and what it shows at the end is the fake's final state.
 
 import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
+import { openInboxPage } from '../support/chromium.js';
+import { PARTS, skipWithout } from '../support/system-parts.js';
 
 const skip = skipWithout(PARTS.chromium, 'SKIP_FRAMEWORK_TESTS');
 /** Messages the fake holds before the page opens, and sent in the burst (to CHATS chats). */
@@ -63,20 +64,15 @@ describe.skipIf(skip)('the inbox page under a burst of sends, in a headless brow
     });
     await sendMany(HELD, 0);
     await gateway.drain();
-    browser = await chromium.launch({
-      executablePath: findCommand(PARTS.chromium.command) ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
-    await page.addInitScript(() => {
-      const w = window as unknown as { __longTaskMs: number };
-      w.__longTaskMs = 0;
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.__longTaskMs += entry.duration;
-      }).observe({ type: 'longtask', buffered: true });
-    });
-    await page.goto(`${gateway.url}/`);
-    await page.waitForSelector('#live:text("live")');
+    ({ browser, page } = await openInboxPage(gateway.url, (opening) =>
+      opening.addInitScript(() => {
+        const w = window as unknown as { __longTaskMs: number };
+        w.__longTaskMs = 0;
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries()) w.__longTaskMs += entry.duration;
+        }).observe({ type: 'longtask', buffered: true });
+      }),
+    ));
   }, 120_000);
 
   afterAll(async () => {
