@@ -25,7 +25,7 @@ export interface InboxWorkOptions {
    * the attempt fails with an `InboxDeliveryError` of code `'timedOut'` (reported on the
    * handler's 'error') and is tried again after its backoff; the other deliveries of the batch
    * are due again at once, and the chat and the loop are free. A listener still running then
-   * keeps running, but its `tx` is gone: nothing it writes through it commits.
+   * keeps running, but its `tx` is gone: every call through it (or through the store) throws.
    * @default 60000
    */
   timeoutMs?: number;
