@@ -143,6 +143,9 @@ async function runBatch(
   taken: Taken[],
   failures: Failure[],
 ): Promise<Failure[]> {
+  // A statement of a listener (waiting on a lock, a slow query) is cut by the server too: the
+  // rollback after a time-out waits for the statement under way, and held the loop till it ended.
+  await tx.query(`SET LOCAL statement_timeout = ${p.timeoutMs}`);
   // Held until the commit: no other worker takes them, however long the batch runs.
   await tx.query(`SELECT id FROM ${p.t.inbox} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [
     taken.map((row) => row.id),

@@ -24,7 +24,8 @@ export interface InboxWorkOptions {
    * Time one delivery's listeners may take (ms). Past it the batch's transaction is rolled back,
    * the attempt fails with an `InboxDeliveryError` of code `'timedOut'` (reported on the
    * handler's 'error') and is tried again after its backoff; the other deliveries of the batch
-   * are due again at once, and the chat and the loop are free. A listener still running then
+   * are due again at once, and the chat and the loop are free. It is also the transaction's
+   * `statement_timeout`: a listener's statement stuck on a lock is cut by the server. A listener still running then
    * keeps running, but its `tx` is gone: every call through it (or through the store) throws.
    * @default 60000
    */
