@@ -205,14 +205,19 @@ async function afterTimeOut(
   return dead;
 }
 
-/**
- * Records failed attempts (each one's retry was scheduled when it was claimed); those that were
- * the last become dead. The dead, to report once the transaction committed.
- */
+// The backoff counted from the failure: from the claim (as the claim scheduled it, for a worker
+// that dies), an attempt that ran its whole timeoutMs was due again at once and took its batch
+// down on every attempt.
+const failedSql = (t: Tables) =>
+  `UPDATE ${t.inbox} SET state = $2, last_error = $3,
+     run_at = clock_timestamp() + least(60000, 1000 * power(2, attempts - 1)) * interval '1 millisecond'
+   WHERE id = $1::bigint`;
+
+/** Records failed attempts, each retried after its backoff; the last become dead. The dead, to report once committed. */
 async function recordFailures(p: BatchParts, tx: SqlSession, failures: Failure[]): Promise<Failure[]> {
   const dead = failures.filter((f) => f.row.attempts >= p.maxAttempts);
   for (const { row, error } of failures) {
-    await tx.query(`UPDATE ${p.t.inbox} SET state = $2, last_error = $3 WHERE id = $1::bigint`, [
+    await tx.query(failedSql(p.t), [
       row.id,
       row.attempts >= p.maxAttempts ? 'dead' : 'pending',
       messageOf(error).slice(0, 500),
