@@ -3,7 +3,7 @@ import { type BatchParts, processBatch, type ReceivingHandler } from './inbox-ba
 
 export type { ReceivingHandler } from './inbox-batch.js';
 
-import { consoleErrors, countOption, type LoopErrorHandler, PollLoops } from './poll-loops.js';
+import { consoleErrors, countOption, type LoopErrorHandler, PollLoops, timerOption } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
 /** Options of `store.inbox.work`. */
@@ -58,7 +58,7 @@ export function startInboxWorker(
   options: InboxWorkOptions,
 ): InboxWorker {
   const concurrency = countOption(options.concurrency, 1, 'inbox.work option concurrency');
-  const pollIntervalMs = countOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
+  const pollIntervalMs = timerOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
   const onError = options.onError ?? consoleErrors('inbox.work');
   const parts: BatchParts = {
     db,
@@ -66,7 +66,7 @@ export function startInboxWorker(
     hooks,
     maxAttempts: countOption(options.maxAttempts, 10, 'inbox.work option maxAttempts'),
     batchSize: countOption(options.batchSize, 10, 'inbox.work option batchSize'),
-    timeoutMs: countOption(options.timeoutMs, 60_000, 'inbox.work option timeoutMs'),
+    timeoutMs: timerOption(options.timeoutMs, 60_000, 'inbox.work option timeoutMs'),
     onError,
   };
   return new PollLoops(concurrency, pollIntervalMs, () => processBatch(parts), onError);

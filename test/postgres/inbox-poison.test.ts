@@ -143,5 +143,14 @@ for (const target of postgresTargets()) {
       const { hooks } = handler({ on: false });
       expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: 0 })).toThrow(/timeoutMs/);
     });
+
+    it('refuses a timeoutMs past the longest timer: it fired at once and cut every attempt', () => {
+      const { hooks } = handler({ on: false });
+      const month = 30 * 24 * 3_600_000;
+      expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: month })).toThrow(
+        /timeoutMs must be at most/,
+      );
+      expect(() => suite.opened.store.inbox.work(hooks, { pollIntervalMs: month })).toThrow(/pollIntervalMs/);
+    });
   });
 }
