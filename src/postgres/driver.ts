@@ -4,6 +4,7 @@ import { messageOf } from '../internal/message-of.js';
 import { isPg, pgDriver } from './drivers/pg.js';
 import { isPgLite, pgliteDriver } from './drivers/pglite.js';
 import { isPostgresJs, postgresJsDriver } from './drivers/postgres-js.js';
+import { Fence } from './fence.js';
 import type { Row, SqlDriver, SqlSession } from './sql-driver.js';
 
 export type { Row, SqlDriver, SqlSession } from './sql-driver.js';
@@ -51,7 +52,17 @@ export class Database implements SqlSession {
   transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T> {
     const ambient = this.#ambient.getStore();
     if (ambient) return fn(ambient.tx, ambient.handle);
-    return this.#driver.transaction((tx, handle) => this.#ambient.run({ tx, handle }, () => fn(tx, handle)));
+    return this.#driver.transaction(async (tx, handle) => {
+      // Closed before the driver commits or rolls back: a listener still running then (past the
+      // worker's timeoutMs) can write nothing more, neither through its `tx` nor through the store.
+      const fence = new Fence();
+      const ambient = { tx: fence.session(tx), handle: fence.handle(handle) };
+      try {
+        return await this.#ambient.run(ambient, () => fn(ambient.tx, ambient.handle));
+      } finally {
+        fence.close();
+      }
+    });
   }
 
   /** LISTEN on `channel`; resolves to the function that stops it. */

@@ -143,6 +143,9 @@ async function runBatch(
   taken: Taken[],
   failures: Failure[],
 ): Promise<Failure[]> {
+  // A statement of a listener (waiting on a lock, a slow query) is cut by the server too: the
+  // rollback after a time-out waits for the statement under way, and held the loop till it ended.
+  await tx.query(`SET LOCAL statement_timeout = ${p.timeoutMs}`);
   // Held until the commit: no other worker takes them, however long the batch runs.
   await tx.query(`SELECT id FROM ${p.t.inbox} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [
     taken.map((row) => row.id),
@@ -202,14 +205,19 @@ async function afterTimeOut(
   return dead;
 }
 
-/**
- * Records failed attempts (each one's retry was scheduled when it was claimed); those that were
- * the last become dead. The dead, to report once the transaction committed.
- */
+// The backoff counted from the failure: from the claim (as the claim scheduled it, for a worker
+// that dies), an attempt that ran its whole timeoutMs was due again at once and took its batch
+// down on every attempt.
+const failedSql = (t: Tables) =>
+  `UPDATE ${t.inbox} SET state = $2, last_error = $3,
+     run_at = clock_timestamp() + least(60000, 1000 * power(2, attempts - 1)) * interval '1 millisecond'
+   WHERE id = $1::bigint`;
+
+/** Records failed attempts, each retried after its backoff; the last become dead. The dead, to report once committed. */
 async function recordFailures(p: BatchParts, tx: SqlSession, failures: Failure[]): Promise<Failure[]> {
   const dead = failures.filter((f) => f.row.attempts >= p.maxAttempts);
   for (const { row, error } of failures) {
-    await tx.query(`UPDATE ${p.t.inbox} SET state = $2, last_error = $3 WHERE id = $1::bigint`, [
+    await tx.query(failedSql(p.t), [
       row.id,
       row.attempts >= p.maxAttempts ? 'dead' : 'pending',
       messageOf(error).slice(0, 500),

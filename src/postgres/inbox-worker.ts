@@ -3,7 +3,7 @@ import { type BatchParts, processBatch, type ReceivingHandler } from './inbox-ba
 
 export type { ReceivingHandler } from './inbox-batch.js';
 
-import { consoleErrors, countOption, type LoopErrorHandler, PollLoops } from './poll-loops.js';
+import { consoleErrors, countOption, type LoopErrorHandler, PollLoops, timerOption } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
 /** Options of `store.inbox.work`. */
@@ -24,8 +24,9 @@ export interface InboxWorkOptions {
    * Time one delivery's listeners may take (ms). Past it the batch's transaction is rolled back,
    * the attempt fails with an `InboxDeliveryError` of code `'timedOut'` (reported on the
    * handler's 'error') and is tried again after its backoff; the other deliveries of the batch
-   * are due again at once, and the chat and the loop are free. A listener still running then
-   * keeps running, but its `tx` is gone: nothing it writes through it commits.
+   * are due again at once, and the chat and the loop are free. It is also the transaction's
+   * `statement_timeout`: a listener's statement stuck on a lock is cut by the server. A listener still running then
+   * keeps running, but its `tx` is gone: every call through it (or through the store) throws.
    * @default 60000
    */
   timeoutMs?: number;
@@ -57,7 +58,7 @@ export function startInboxWorker(
   options: InboxWorkOptions,
 ): InboxWorker {
   const concurrency = countOption(options.concurrency, 1, 'inbox.work option concurrency');
-  const pollIntervalMs = countOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
+  const pollIntervalMs = timerOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
   const onError = options.onError ?? consoleErrors('inbox.work');
   const parts: BatchParts = {
     db,
@@ -65,7 +66,7 @@ export function startInboxWorker(
     hooks,
     maxAttempts: countOption(options.maxAttempts, 10, 'inbox.work option maxAttempts'),
     batchSize: countOption(options.batchSize, 10, 'inbox.work option batchSize'),
-    timeoutMs: countOption(options.timeoutMs, 60_000, 'inbox.work option timeoutMs'),
+    timeoutMs: timerOption(options.timeoutMs, 60_000, 'inbox.work option timeoutMs'),
     onError,
   };
   return new PollLoops(concurrency, pollIntervalMs, () => processBatch(parts), onError);

@@ -8,7 +8,7 @@ import {
 import { NEVER_SENT_CODES } from '../core/retry-policy.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
-import { consoleErrors, countOption, type LoopErrorHandler, PollLoops } from './poll-loops.js';
+import { consoleErrors, countOption, type LoopErrorHandler, PollLoops, timerOption } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
 /** What the relay needs of a `GatewayClient`: `messages.send`. */
@@ -53,7 +53,7 @@ export function startRelay(
   options: OutboxRelayOptions,
 ): OutboxRelay {
   const concurrency = countOption(options.concurrency, 1, 'outbox.relay option concurrency');
-  const pollIntervalMs = countOption(options.pollIntervalMs, 200, 'outbox.relay option pollIntervalMs');
+  const pollIntervalMs = timerOption(options.pollIntervalMs, 200, 'outbox.relay option pollIntervalMs');
   const leaseMs = countOption(options.leaseMs, 300_000, 'outbox.relay option leaseMs', 1_000);
   const onError = options.onError ?? consoleErrors('outbox.relay');
   const step = async () => {

@@ -69,3 +69,16 @@ export function countOption(value: number | undefined, fallback: number, name: s
   }
   return value;
 }
+
+/** The longest wait a timer takes (ms): a longer one fires at once (and at 1 ms for Node). */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
+/**
+ * A time in ms that a timer waits (a {@link countOption} of at least 1): past about 24.8 days a
+ * timer fires at once, so a time-out meant as "never" cut every attempt after 1 ms.
+ */
+export function timerOption(value: number | undefined, fallback: number, name: string): number {
+  const ms = countOption(value, fallback, name);
+  if (ms > LONGEST_TIMER_MS) throw new GatewayError(`${name} must be at most ${LONGEST_TIMER_MS} ms`);
+  return ms;
+}

@@ -92,6 +92,26 @@ for (const target of postgresTargets()) {
       expect(await stored()).toEqual(['first', 'last']);
     }, 30_000);
 
+    it('a delivery that timed out does not take the same others down again: they run before its next attempt', async () => {
+      const { hooks, reported } = handler({ on: true });
+      await hooks.handle(post(messageAdd('h0', 'h', 'hang')));
+      await hooks.handle(post(messageAdd('ok0', 'a', 'beside the hang')));
+      // timeoutMs above the first backoff (as the defaults are): the hung delivery is due again
+      // when its time-out ends.
+      const worker = suite.opened.store.inbox.work(hooks, {
+        pollIntervalMs: 10,
+        timeoutMs: 1_200,
+        maxAttempts: 3,
+      });
+      try {
+        await until(async () => (await row('ok0'))?.state === 'done');
+        expect(await row('h0')).toMatchObject({ state: 'pending', attempts: 1 });
+        expect(reported.map((e) => e.code)).toEqual(['timedOut']);
+      } finally {
+        await worker.stop();
+      }
+    }, 30_000);
+
     it('a delivery whose last attempt never ended (its worker died in it) runs alone; the others of its batch go uncounted', async () => {
       const hooks = new WebhookHandler({
         secret: 'hook-secret',
@@ -122,6 +142,15 @@ for (const target of postgresTargets()) {
     it('refuses a timeoutMs that is not a positive whole number, naming it', () => {
       const { hooks } = handler({ on: false });
       expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: 0 })).toThrow(/timeoutMs/);
+    });
+
+    it('refuses a timeoutMs past the longest timer: it fired at once and cut every attempt', () => {
+      const { hooks } = handler({ on: false });
+      const month = 30 * 24 * 3_600_000;
+      expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: month })).toThrow(
+        /timeoutMs must be at most/,
+      );
+      expect(() => suite.opened.store.inbox.work(hooks, { pollIntervalMs: month })).toThrow(/pollIntervalMs/);
     });
   });
 }
