@@ -65,15 +65,19 @@ const claimSql = (t: Tables) =>
    FROM picked WHERE u.id = picked.id
    RETURNING u.id::text AS id, u.webhook, u.url, u.attempts, u.state, u.last_error, picked.before`;
 
-/** Gives claimed rows back, due at once, their attempt uncounted: they neither ran nor failed. */
+/**
+ * Gives claimed rows back, due at once, their attempt uncounted: they neither ran nor failed. A
+ * row another worker claimed meanwhile (its count moved on) is left to that worker.
+ */
 const giveBackSql = (t: Tables) =>
   `UPDATE ${t.inbox} AS u SET attempts = u.attempts - 1, run_at = now(), last_error = r.before
-   FROM unnest($1::bigint[], $2::text[]) AS r(id, before)
-   WHERE u.id = r.id AND u.state = 'pending'`;
+   FROM unnest($1::bigint[], $2::text[], $3::int[]) AS r(id, before, attempts)
+   WHERE u.id = r.id AND u.state = 'pending' AND u.attempts = r.attempts`;
 
 async function giveBack(session: SqlSession, t: Tables, rows: Taken[]): Promise<void> {
   if (rows.length === 0) return;
-  await session.query(giveBackSql(t), [rows.map((r) => r.id), rows.map((r) => r.before)]);
+  const columns = [rows.map((r) => r.id), rows.map((r) => r.before), rows.map((r) => r.attempts)];
+  await session.query(giveBackSql(t), columns);
 }
 
 /**
