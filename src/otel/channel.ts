@@ -2,8 +2,6 @@ import { tracingChannel } from 'node:diagnostics_channel';
 import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type ChannelContext, type ChannelHandler, errorType } from './telemetry.js';
 
-const none = () => {};
-
 /**
  * Subscribes `handler` to the TracingChannel `messaging-gateway-sdk:<name>`: its span is the
  * active OpenTelemetry context (`context.with`) where the traced work runs, so the user's spans
@@ -13,34 +11,34 @@ const none = () => {};
 export function subscribeChannel(name: string, handler: ChannelHandler): () => void {
   const channel = tracingChannel(`messaging-gateway-sdk:${name}`);
   const spans = new WeakMap<object, { span: Span | undefined; started: number }>();
-  const handlers = {
-    start: (message: unknown) => {
-      const ctx = message as ChannelContext;
-      const span = handler.start(ctx);
-      spans.set(ctx, { span, started: performance.now() });
-      if (span) {
-        const active = trace.setSpan(context.active(), span);
-        ctx.enter = <T>(work: () => T): T => context.with(active, work);
-      }
-    },
-    end: none,
-    asyncStart: none,
-    error: none,
-    asyncEnd: (message: unknown) => {
-      const ctx = message as ChannelContext;
-      const held = spans.get(ctx);
-      if (!held) return;
-      spans.delete(ctx);
-      handler.end(ctx, held.span, held.started);
-      if (!held.span) return;
-      const error = errorType(ctx);
-      if (error) {
-        held.span.setAttribute('error.type', error);
-        held.span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      held.span.end();
-    },
+  // Only the two events it acts on: the others are then never published to anyone.
+  const start = (message: unknown) => {
+    const ctx = message as ChannelContext;
+    const span = handler.start(ctx);
+    spans.set(ctx, { span, started: performance.now() });
+    if (span) {
+      const active = trace.setSpan(context.active(), span);
+      ctx.enter = <T>(work: () => T): T => context.with(active, work);
+    }
   };
-  channel.subscribe(handlers);
-  return () => channel.unsubscribe(handlers);
+  const asyncEnd = (message: unknown) => {
+    const ctx = message as ChannelContext;
+    const held = spans.get(ctx);
+    if (!held) return;
+    spans.delete(ctx);
+    handler.end(ctx, held.span, held.started);
+    if (!held.span) return;
+    const error = errorType(ctx);
+    if (error) {
+      held.span.setAttribute('error.type', error);
+      held.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    held.span.end();
+  };
+  channel.start.subscribe(start);
+  channel.asyncEnd.subscribe(asyncEnd);
+  return () => {
+    channel.start.unsubscribe(start);
+    channel.asyncEnd.unsubscribe(asyncEnd);
+  };
 }
