@@ -185,9 +185,9 @@ async function checkBin(dir) {
     if (res.status !== 200) throw new Error(`fake-gateway answered ${res.status}`);
     // The inbox page ships inside dist/ (embedded at build): the page, its script and its style.
     const page = await (await fetch(inbox)).text();
-    if (!page.includes('<title>Inbox') || !page.includes('/_inbox/inbox.js'))
+    if (!page.includes('<title>Inbox') || !page.includes('/_inbox/inbox-live.js'))
       throw new Error('no inbox page');
-    for (const file of ['inbox.js', 'inbox.css']) {
+    for (const file of ['inbox-live.js', 'inbox.js', 'inbox.css']) {
       const asset = await fetch(`${url}/_inbox/${file}`);
       if (asset.status !== 200 || (await asset.text()).length < 500)
         throw new Error(`inbox ${file}: ${asset.status}`);
