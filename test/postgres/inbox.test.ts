@@ -75,9 +75,11 @@ for (const target of postgresTargets()) {
         onError: (e) => void onError.push(e),
       });
       await until(async () => (await rows())[0]?.attempts === 1);
+      // clock_timestamp(), not now(): the failure may set run_at from its own clock after this
+      // statement's transaction began, yet before its snapshot.
       const [due] = await sqlOn(
         suite.opened.db,
-        `SELECT (extract(epoch FROM run_at - now()) * 1000)::float8 AS ms FROM "${suite.opened.schema}".inbox`,
+        `SELECT (extract(epoch FROM run_at - clock_timestamp()) * 1000)::float8 AS ms FROM "${suite.opened.schema}".inbox`,
       );
       expect(Number(due?.ms)).toBeGreaterThan(500); // about a second
       expect(Number(due?.ms)).toBeLessThanOrEqual(1_000);
