@@ -12,7 +12,7 @@ import { GatewayClient } from '../dist/index.js';
 import { instrument } from '../dist/otel.js';
 import { WebhookHandler } from '../dist/webhooks.js';
 import { messageAdd } from '../test/support/deliveries.js';
-import { median, timeEach, verdict } from './stats.js';
+import { median, pairedRounds, timeEach, verdict } from './stats.js';
 import { load } from './webhooks.js';
 
 /** The floor: the handler with instrument() active keeps this share of a bare server's rate. */
@@ -100,16 +100,12 @@ async function handlerRatio(otel: '0' | '1'): Promise<number> {
     const batch = () => Array.from({ length: 15_000 }, () => messageAdd()); // about a second a round
     await load(ports.bare, batch(), 50); // warm-up
     await load(ports.sdk, batch(), 50);
-    const ratios: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      // As the webhooks bench: both back to back, the first one alternating, so neither always
-      // runs on a warmer (or a more tired) machine.
-      const order = i % 2 === 0 ? (['bare', 'sdk'] as const) : (['sdk', 'bare'] as const);
-      const rate = { bare: 0, sdk: 0 };
-      for (const which of order) rate[which] = await load(ports[which], batch(), 50);
-      ratios.push(rate.sdk / rate.bare);
-    }
-    return median(ratios);
+    const rates: Record<'bare' | 'sdk', number[]> = { bare: [], sdk: [] };
+    await pairedRounds(
+      ROUNDS,
+      async (which) => void rates[which].push(await load(ports[which], batch(), 50)),
+    );
+    return median(rates.sdk.map((sdk, i) => sdk / (rates.bare[i] as number)));
   } finally {
     child.kill();
   }

@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { messageAdd } from '../test/support/deliveries.js';
-import { median, verdict } from './stats.js';
+import { median, pairedRounds, verdict } from './stats.js';
 
 // node:http with keep-alive is a lighter client than fetch, so the servers, not the client, set
 // the pace.
@@ -83,12 +83,10 @@ export async function webhooksBench(): Promise<{ lines: string[]; ok: boolean }>
       rates[which].push(await load(ports[which], bodies, 50));
       cpu[which].push(((await cpuNow()) - before) / bodies.length);
     };
+    await pairedRounds(ROUNDS, round);
     for (let i = 0; i < ROUNDS; i++) {
-      const first = i % 2 === 0 ? 'bare' : 'sdk'; // neither always runs on a warmer machine
-      await round(first);
-      await round(first === 'bare' ? 'sdk' : 'bare');
-      ratios.push((rates.sdk.at(-1) as number) / (rates.bare.at(-1) as number));
-      cpuRatios.push((cpu.bare.at(-1) as number) / (cpu.sdk.at(-1) as number));
+      ratios.push((rates.sdk[i] as number) / (rates.bare[i] as number));
+      cpuRatios.push((cpu.bare[i] as number) / (cpu.sdk[i] as number));
     }
     const bare = median(rates.bare);
     const sdk = median(rates.sdk);
