@@ -1,4 +1,4 @@
-import { type Attributes, context, SpanKind } from '@opentelemetry/api';
+import { type Attributes, context, SpanKind, type SpanOptions } from '@opentelemetry/api';
 import {
   type ChannelHandler,
   DURATION_BUCKETS,
@@ -8,6 +8,16 @@ import {
   type Telemetry,
   text,
 } from './telemetry.js';
+
+/** How every `process` span starts: its name and these attributes are all that is known then. */
+const PROCESS_SPAN: SpanOptions = {
+  kind: SpanKind.CONSUMER,
+  attributes: {
+    'messaging.system': SYSTEM,
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+  },
+};
 
 /**
  * `messaging-gateway-sdk:webhook`, one per delivery handled or received: a CONSUMER
@@ -26,19 +36,7 @@ export function webhookHandler(telemetry: Telemetry): ChannelHandler {
     unit: '{delivery}',
   });
   return {
-    start: () =>
-      telemetry.tracer.startSpan(
-        'process',
-        {
-          kind: SpanKind.CONSUMER,
-          attributes: {
-            'messaging.system': SYSTEM,
-            'messaging.operation.type': 'process',
-            'messaging.operation.name': 'process',
-          },
-        },
-        context.active(),
-      ),
+    start: () => telemetry.tracer.startSpan('process', PROCESS_SPAN, context.active()),
     end(ctx, span, started) {
       const kind = text(ctx.kind);
       if (span) {

@@ -168,6 +168,41 @@ describe('instrument()', () => {
     });
   });
 
+  it('two instrument() at once: each records its own span of a delivery, and one stopped leaves the other whole', async () => {
+    const first = instrumented();
+    const second = instrumented();
+    cleanups.push(first.stop, second.stop);
+    const hooks = new WebhookHandler({ secret: SECRET });
+    const deliver = (id: string) =>
+      hooks.handle({
+        method: 'POST',
+        url: `/h?secret=${SECRET}`,
+        headers: {},
+        body: JSON.stringify(
+          buildWebhook('message.status_update', { data: [{ request_id: id, status: 'read' }] }),
+        ),
+      });
+    expect((await deliver('r-1')).status).toBe(200);
+    first.stop();
+    expect((await deliver('r-2')).status).toBe(200);
+    const outcomes = (exporter: typeof first.exporter) =>
+      exporter
+        .getFinishedSpans()
+        .filter((s) => s.kind === SpanKind.CONSUMER)
+        .map((s) => [
+          s.name,
+          s.attributes['gateway.webhook.outcome'],
+          s.attributes['http.response.status_code'],
+        ]);
+    expect(outcomes(first.exporter)).toEqual([['process message.status_update', 'accepted', 200]]);
+    expect(outcomes(second.exporter)).toEqual([
+      ['process message.status_update', 'accepted', 200],
+      ['process message.status_update', 'accepted', 200],
+    ]);
+    const ids = second.exporter.getFinishedSpans().map((s) => s.spanContext().spanId);
+    expect(first.exporter.getFinishedSpans()[0]?.spanContext().spanId).not.toBe(ids[0]);
+  });
+
   it('after stop, nothing more is recorded', async () => {
     const { exporter, client } = await setup();
     cleanups.shift()?.();

@@ -26,7 +26,8 @@ export function describeWebhook(trace: WebhookTrace, webhook: Webhook): WebhookT
   const list = Array.isArray(data) ? data : [];
   trace.items = Array.isArray(data) ? data.length : 1;
   const ids: string[] = [];
-  for (const item of list.slice(0, 100)) {
+  for (let i = 0; i < Math.min(list.length, 100); i++) {
+    const item: unknown = list[i];
     if (isRecord(item) && typeof item.request_id === 'string') ids.push(item.request_id);
   }
   if (ids.length > 0) trace.requestIds = ids;
