@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { MAX_TIMER_MS } from '../core/checks.js';
 import { maskedAddress } from '../internal/address.js';
-import { maskSecret } from '../webhooks/receive/request.js';
+import { maskSecret } from '../internal/query.js';
 
 /** Where a command writes, and how it reads standard input; tests pass their own. */
 export interface Io {

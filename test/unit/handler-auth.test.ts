@@ -109,7 +109,7 @@ describe('Secrets compared in constant time', () => {
 
 describe('The secret is read from the query as URLSearchParams reads it', () => {
   it('agrees with URLSearchParams on encoded, repeated, odd and missing values', async () => {
-    const { queryValue } = await import('../../src/webhooks/receive/request.js');
+    const { queryValue } = await import('../../src/internal/query.js');
     const urls = [
       '/h?secret=a%20b',
       '/h?secret=a+b',
@@ -146,7 +146,7 @@ describe('The secret is read from the query as URLSearchParams reads it', () => 
   });
 
   it('agrees with URLSearchParams on values full of malformed, partial and non-UTF-8 escapes', async () => {
-    const { queryValue } = await import('../../src/webhooks/receive/request.js');
+    const { queryValue } = await import('../../src/internal/query.js');
     // Pieces that each decode differently: valid and broken escapes, bytes that are not UTF-8, a
     // byte-order mark (kept), `+`, and text that is not ASCII.
     const pieces = ['%', '%4', '%41', '%zz', '%e9', '%C3%A9', '%E0%A4', '%EF%BB%BF', '%2B', '+', 'é', 'a'];
@@ -166,7 +166,7 @@ describe('The secret is read from the query as URLSearchParams reads it', () => 
   });
 
   it('matches a percent-encoded secret, and masks every spelling of the key', async () => {
-    const { maskSecret } = await import('../../src/webhooks/receive/request.js');
+    const { maskSecret } = await import('../../src/internal/query.js');
     const hooks = new WebhookHandler({ secret: 'a b/é' });
     const encoded = `/hooks?s%65cret=${encodeURIComponent('a b/é')}`;
     expect((await hooks.handle(post(messageAdd(), encoded))).status).toBe(200);
@@ -178,7 +178,7 @@ describe('The secret is read from the query as URLSearchParams reads it', () => 
   });
 
   it('is linear in the query’s length: 256 K of pairs without `=`, or of malformed escapes, take under 50 ms each', async () => {
-    const { maskSecret, queryValue } = await import('../../src/webhooks/receive/request.js');
+    const { maskSecret, queryValue } = await import('../../src/internal/query.js');
     // Node's own server stops at 16 KB of headers, Deno's at ~65 KB (where a quadratic scan took 11 ms).
     for (const url of [
       `/h?${'&'.repeat(256_000)}`,

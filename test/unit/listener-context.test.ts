@@ -1,9 +1,9 @@
 // A listener's second argument: the delivery's path and query without the secret, so a partner's
 // one receiver can route each delivery to the account its subscription URL named.
 import { describe, expect, it } from 'vitest';
+import { listenerUrl } from '../../src/internal/query.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import type { ListenerContext } from '../../src/webhooks/receive/events.js';
-import { listenerUrl } from '../../src/webhooks/receive/request.js';
 import { messageAdd, post } from '../support/deliveries.js';
 import { collecting } from '../support/handler.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listenerUrl, maskSecret, queryValue } from '../../src/webhooks/receive/request.js';
+import { listenerUrl, maskSecret, queryValue } from '../../src/internal/query.js';
 
 // Random queries over the characters that matter to the scan (separators, escapes, the key's
 // letters in both cases), checked against URLSearchParams, the reading the SDK promises.

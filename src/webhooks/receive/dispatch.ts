@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.js';
 import { LATE, within } from '../../internal/deadline.js';
 import type { ListenerMap } from '../../internal/listener-map.js';
+import { listenerUrl } from '../../internal/query.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
 import type { Webhook } from '../decode/parse.js';
 import type { Slot } from './background-tasks.js';
@@ -8,7 +9,6 @@ import type { Delivery } from './delivery.js';
 import { eventName, type ListenerContext, type WebhookEvents } from './events.js';
 import type { DispatchMode } from './options.js';
 import { asGatewayError, type ReportContext, type Reporter } from './reporting.js';
-import { listenerUrl } from './request.js';
 
 /** How a dispatch under 'await' or a queue function ended within the answer's deadline. */
 export type DispatchResult = 'done' | 'failed';

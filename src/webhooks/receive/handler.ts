@@ -2,6 +2,7 @@ import { channels, traced } from '../../core/diagnostics.js';
 import { GatewayError } from '../../core/errors.js';
 import { ListenerMap, Listeners } from '../../internal/listener-map.js';
 import { messageOf } from '../../internal/message-of.js';
+import { listenerUrl } from '../../internal/query.js';
 import type { Webhook } from '../decode/parse.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { Claims } from './claims.js';
@@ -18,7 +19,7 @@ import {
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { Pipeline, type PipelineParts, type TraceDelivery } from './pipeline.js';
 import { Reporter, registerReporter } from './reporting.js';
-import { listenerUrl, type WebhookRequest, type WebhookResponse } from './request.js';
+import type { WebhookRequest, WebhookResponse } from './request.js';
 import { Verifier } from './verify.js';
 
 /** Options of one {@link WebhookHandler.handle} call. */

@@ -2,10 +2,10 @@ import { GatewayError, WebhookParseError } from '../../core/errors.js';
 import { ConsoleReporter } from '../../internal/console-reporter.js';
 import type { ListenerMap } from '../../internal/listener-map.js';
 import { messageOf } from '../../internal/message-of.js';
+import { maskSecret } from '../../internal/query.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
 import type { Webhook } from '../decode/parse.js';
 import { type ErrorContext, eventName, type WebhookEvents } from './events.js';
-import { maskSecret } from './request.js';
 
 /** Rejected items reported one by one; past it, one report counts the rest. */
 const MAX_REPORTED_ITEMS = 100;

@@ -1,4 +1,5 @@
-import { bearer, header, queryValue, type WebhookRequest } from './request.js';
+import { queryValue } from '../../internal/query.js';
+import { bearer, header, type WebhookRequest } from './request.js';
 import { SecretMatcher } from './secret-matcher.js';
 
 /**
