@@ -132,6 +132,7 @@ export class Channels extends Resource {
    * ```
    */
   connect(params: CreateChannelParams, options: ConnectOptions): ChannelConnection {
-    return new ChannelConnection(this, params, options);
+    const urlOf = (path: string) => this.core.urlOf({ surface: 'v2', method: 'GET', path });
+    return new ChannelConnection(this, params, options, urlOf);
   }
 }

@@ -50,7 +50,8 @@ export class Messages extends Resource {
    * not a whole number >= 1 (a `GatewayValidationError` naming it), before anything is sent.
    */
   sendMany(items: readonly SendMessageParams[], options: SendManyOptions = {}): Promise<SendManyResult[]> {
-    return runPool(items, (item, signal) => this.send(item, { signal }), options);
+    const url = this.core.urlOf({ surface: 'v2', method: 'POST', path: '/v2/messages' });
+    return runPool(items, (item, signal) => this.send(item, { signal }), options, { method: 'POST', url });
   }
 
   /**

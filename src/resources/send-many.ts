@@ -25,22 +25,29 @@ export interface SendManyOptions {
 /** The outcome of one item of `sendMany`. */
 export type SendManyResult = { ok: true; value: SendMessageResult } | { ok: false; error: Error };
 
+/** The call each item makes, as its errors name it: the method and the full address. */
+export interface PoolCall {
+  method: string;
+  url: string;
+}
+
 /** An item's failure: the call's own error, or for an item stopped by the signal a GatewayAbortError. */
-function asError(reason: unknown, signal: AbortSignal | undefined): Error {
+function asError(reason: unknown, signal: AbortSignal | undefined, call: PoolCall): Error {
   if (reason instanceof GatewayError) return reason;
-  if (signal?.aborted)
-    return new GatewayAbortError({ method: 'POST', url: '/v2/messages', cause: signal.reason });
+  if (signal?.aborted) return new GatewayAbortError({ ...call, cause: signal.reason });
   return reason instanceof Error ? reason : new GatewayError(String(reason), { cause: reason });
 }
 
 /**
  * Runs `task` over `items`, `concurrency` at a time; results in input order; never rejects for
- * one item, only for a bad `concurrency` (before any item starts).
+ * one item, only for a bad `concurrency` (before any item starts). An item stopped by the signal
+ * reports a GatewayAbortError naming `call`.
  */
 export async function runPool<T>(
   items: readonly T[],
   task: (item: T, signal: AbortSignal | undefined) => Promise<SendMessageResult>,
   options: SendManyOptions,
+  call: PoolCall,
 ): Promise<SendManyResult[]> {
   const { signal, onProgress } = options;
   const concurrency = checkCount(options.concurrency ?? 8, ['concurrency'], 'sendMany options', 1);
@@ -63,13 +70,13 @@ export async function runPool<T>(
     while (next < items.length) {
       const index = next++;
       if (signal?.aborted) {
-        finish(index, { ok: false, error: asError(signal.reason, signal) });
+        finish(index, { ok: false, error: asError(signal.reason, signal, call) });
         continue;
       }
       try {
         finish(index, { ok: true, value: await task(items[index] as T, signal) });
       } catch (error) {
-        finish(index, { ok: false, error: asError(error, signal) });
+        finish(index, { ok: false, error: asError(error, signal, call) });
       }
     }
   };

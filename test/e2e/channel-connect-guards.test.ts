@@ -76,7 +76,13 @@ describe('channels.connect', () => {
     expect((first.value as ConnectStep).kind).toBe('created');
     await gateway.drain(); // the QR is delivered and waits in the flow
     controller.abort(new Error('user left'));
-    await expect(iterator.next()).rejects.toBeInstanceOf(GatewayAbortError);
+    const stopped = await iterator.next().catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(GatewayAbortError);
+    // The address of the call, full, as every other error of the client gives it.
+    const { channelId } = first.value as ConnectStep & { channelId: string };
+    expect((stopped as GatewayAbortError).message).toBe(
+      `GET ${gateway.url}/v2/channels/${channelId}: aborted by the caller`,
+    );
   });
 
   it('a QR that is not a PNG is reported on the handler and skipped', async () => {

@@ -1,6 +1,10 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { GatewayValidationError, InternalServerError } from '../../src/core/errors.js';
+import {
+  type GatewayAbortError,
+  GatewayValidationError,
+  InternalServerError,
+} from '../../src/core/errors.js';
 import type { SendManyProgress } from '../../src/resources/send-many.js';
 import type { SendMessageParams } from '../../src/schemas/messages.js';
 import { BASE, testClient, useMsw } from '../support/msw.js';
@@ -83,6 +87,9 @@ describe('messages.sendMany', () => {
         .slice(3)
         .every((r) => !r.ok && r.error.name === 'GatewayAbortError' && r.error.cause === reason),
     ).toBe(true);
+    // The address of the call, full, as every other error of the client gives it.
+    const stopped = results.at(-1) as { ok: false; error: GatewayAbortError };
+    expect(stopped.error.message).toBe(`POST ${BASE}/v2/messages: aborted by the caller`);
     expect(seen.length).toBeLessThanOrEqual(4);
   });
 

@@ -54,6 +54,8 @@ const statusOf = (channel: Channel): InboxItem => ({
  */
 export class ChannelConnection implements AsyncIterable<ConnectStep> {
   readonly #calls: ChannelCalls;
+  /** The full address of a path, as the client's errors give it. */
+  readonly #urlOf: (path: string) => string;
   readonly #params: CreateChannelParams;
   readonly #options: ConnectOptions;
   readonly #inbox = new Inbox();
@@ -66,8 +68,14 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
    * @internal made by `channels.connect`
    * @throws GatewayValidationError when `timeoutMs` or `pollIntervalMs` is out of range
    */
-  constructor(calls: ChannelCalls, params: CreateChannelParams, options: ConnectOptions) {
+  constructor(
+    calls: ChannelCalls,
+    params: CreateChannelParams,
+    options: ConnectOptions,
+    urlOf: (path: string) => string,
+  ) {
     this.#calls = calls;
+    this.#urlOf = urlOf;
     this.#params = params;
     this.#options = checkConnectOptions(options);
   }
@@ -169,8 +177,8 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     const stop = this.#stop;
     const where = () =>
       this.#channelId === undefined
-        ? { method: 'POST', url: '/v2/channels' }
-        : { method: 'GET', url: `/v2/channels/${this.#channelId}` };
+        ? { method: 'POST', url: this.#urlOf('/v2/channels') }
+        : { method: 'GET', url: this.#urlOf(`/v2/channels/${encodeURIComponent(this.#channelId)}`) };
     const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
     const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
     if (signal?.aborted) abort(signal.reason);
