@@ -10,16 +10,29 @@ import { type ChannelContext, type ChannelHandler, errorType } from './telemetry
  */
 export function subscribeChannel(name: string, handler: ChannelHandler): () => void {
   const channel = tracingChannel(`messaging-gateway-sdk:${name}`);
-  // The span is kept on the context itself, under a key only this subscription holds (two
-  // instrument() at once each keep their own): a WeakMap entry per delivery, which the garbage
-  // collector must trace as an ephemeron, cost more than the rest of the start.
+  // What ends the span is kept on the context itself, under a key only this subscription holds
+  // (two instrument() at once each keep their own): a WeakMap entry per delivery, which the
+  // garbage collector must trace as an ephemeron, cost more than the rest of the start. It is a
+  // closure, not the span: the context goes to every subscriber, the user's own too, which would
+  // otherwise print or spread our live span.
   const held = Symbol(name);
-  type Held = ChannelContext & { [held]?: { span: Span | undefined; started: number } };
+  type Held = ChannelContext & { [held]?: () => void };
+  const finish = (ctx: ChannelContext, span: Span | undefined, started: number) => {
+    handler.end(ctx, span, started);
+    if (!span) return;
+    const error = errorType(ctx);
+    if (error) {
+      span.setAttribute('error.type', error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+  };
   // Only the two events it acts on: the others are then never published to anyone.
   const start = (message: unknown) => {
     const ctx = message as Held;
     const span = handler.start(ctx);
-    ctx[held] = { span, started: performance.now() };
+    const started = performance.now();
+    ctx[held] = () => finish(ctx, span, started);
     if (span) {
       const active = trace.setSpan(context.active(), span);
       ctx.enter = <T>(work: () => T): T => context.with(active, work);
@@ -27,17 +40,10 @@ export function subscribeChannel(name: string, handler: ChannelHandler): () => v
   };
   const asyncEnd = (message: unknown) => {
     const ctx = message as Held;
-    const kept = ctx[held];
-    if (!kept) return;
+    const end = ctx[held];
+    if (!end) return;
     ctx[held] = undefined;
-    handler.end(ctx, kept.span, kept.started);
-    if (!kept.span) return;
-    const error = errorType(ctx);
-    if (error) {
-      kept.span.setAttribute('error.type', error);
-      kept.span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    kept.span.end();
+    end();
   };
   channel.start.subscribe(start);
   channel.asyncEnd.subscribe(asyncEnd);

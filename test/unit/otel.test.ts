@@ -1,4 +1,6 @@
 // instrument() with the real OpenTelemetry SDK: spans and metrics of calls and deliveries.
+import { tracingChannel } from 'node:diagnostics_channel';
+import { inspect } from 'node:util';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -201,6 +203,32 @@ describe('instrument()', () => {
     ]);
     const ids = second.exporter.getFinishedSpans().map((s) => s.spanContext().spanId);
     expect(first.exporter.getFinishedSpans()[0]?.spanContext().spanId).not.toBe(ids[0]);
+  });
+
+  it("a user's own subscriber to the webhook channel sees no span of instrument() on the context, printed or spread", async () => {
+    const { exporter, stop } = instrumented();
+    cleanups.push(stop);
+    const channel = tracingChannel('messaging-gateway-sdk:webhook');
+    const seen: string[] = [];
+    const log = (message: unknown) => {
+      seen.push(inspect(message), inspect({ ...(message as object) }));
+    };
+    channel.start.subscribe(log);
+    cleanups.push(() => channel.start.unsubscribe(log));
+    const hooks = new WebhookHandler({ secret: SECRET });
+    const body = JSON.stringify(
+      buildWebhook('message.status_update', { data: [{ request_id: 'r-1', status: 'read' }] }),
+    );
+    expect(
+      (await hooks.handle({ method: 'POST', url: `/h?secret=${SECRET}`, headers: {}, body })).status,
+    ).toBe(200);
+    const traceId = exporter.getFinishedSpans()[0]?.spanContext().traceId;
+    expect(traceId).toBeDefined();
+    expect(seen).toHaveLength(2);
+    for (const printed of seen) {
+      expect(printed).not.toContain(String(traceId));
+      expect(printed).not.toContain('messaging.operation.type');
+    }
   });
 
   it('after stop, nothing more is recorded', async () => {
