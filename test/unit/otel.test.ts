@@ -201,8 +201,6 @@ describe('instrument()', () => {
       ['process message.status_update', 'accepted', 200],
       ['process message.status_update', 'accepted', 200],
     ]);
-    const ids = second.exporter.getFinishedSpans().map((s) => s.spanContext().spanId);
-    expect(first.exporter.getFinishedSpans()[0]?.spanContext().spanId).not.toBe(ids[0]);
   });
 
   it("a user's own subscriber to the webhook channel sees no span of instrument() on the context, printed or spread", async () => {
