@@ -37,10 +37,19 @@ export function checkMs(value: unknown, path: string[], what: string, zero = fal
   return value;
 }
 
-/** A whole number >= `min`. */
-export function checkCount(value: unknown, path: string[], what: string, min: number): number {
-  if (!(typeof value === 'number' && Number.isSafeInteger(value) && value >= min)) {
-    throw optionError(path, `a whole number >= ${min}`, value, what);
+/**
+ * A whole number >= `min` (and <= `max` when given: {@link MAX_TIMER_MS} for a whole number of
+ * milliseconds a timer waits).
+ */
+export function checkCount(value: unknown, path: string[], what: string, min: number, max?: number): number {
+  const ok = typeof value === 'number' && Number.isSafeInteger(value) && value >= min;
+  if (!ok || (max !== undefined && value > max)) {
+    throw optionError(
+      path,
+      `a whole number >= ${min}${max === undefined ? '' : ` and <= ${max}`}`,
+      value,
+      what,
+    );
   }
   return value;
 }

@@ -41,6 +41,13 @@ interface Failure {
   error: unknown;
 }
 
+/**
+ * The wait before the next attempt once `attempts` (an SQL expression) have failed, as an SQL
+ * interval: about a second, doubling, at most a minute.
+ */
+export const backoffAfter = (attempts: string): string =>
+  `least(60000, 1000 * power(2, ${attempts} - 1)) * interval '1 millisecond'`;
+
 /** What `last_error` says of an attempt under way: what stays when its worker dies in it. */
 export const UNDER_WAY = 'the attempt did not end (its worker stopped or lost its connection)';
 
@@ -61,7 +68,7 @@ const claimSql = (t: Tables) =>
      attempts = u.attempts + CASE WHEN u.attempts >= $2 THEN 0 ELSE 1 END,
      state = CASE WHEN u.attempts >= $2 THEN 'dead' ELSE 'pending' END,
      last_error = CASE WHEN u.attempts >= $2 THEN u.last_error ELSE $3 END,
-     run_at = now() + least(60000, 1000 * power(2, u.attempts)) * interval '1 millisecond'
+     run_at = now() + ${backoffAfter('(u.attempts + 1)')}
    FROM picked WHERE u.id = picked.id
    RETURNING u.id::text AS id, u.webhook, u.url, u.attempts, u.state, u.last_error, picked.before`;
 
@@ -214,7 +221,7 @@ async function afterTimeOut(
 // down on every attempt.
 const failedSql = (t: Tables) =>
   `UPDATE ${t.inbox} SET state = $2, last_error = $3,
-     run_at = clock_timestamp() + least(60000, 1000 * power(2, attempts - 1)) * interval '1 millisecond'
+     run_at = clock_timestamp() + ${backoffAfter('attempts')}
    WHERE id = $1::bigint`;
 
 /** Records failed attempts, each retried after its backoff; the last become dead. The dead, to report once committed. */

@@ -3,7 +3,8 @@ import { type BatchParts, processBatch, type ReceivingHandler } from './inbox-ba
 
 export type { ReceivingHandler } from './inbox-batch.js';
 
-import { consoleErrors, countOption, type LoopErrorHandler, PollLoops, timerOption } from './poll-loops.js';
+import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
+import { consoleErrors, type LoopErrorHandler, PollLoops } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
 /** Options of `store.inbox.work`. */
@@ -25,8 +26,9 @@ export interface InboxWorkOptions {
    * the attempt fails with an `InboxDeliveryError` of code `'timedOut'` (reported on the
    * handler's 'error') and is tried again after its backoff; the other deliveries of the batch
    * are due again at once, and the chat and the loop are free. It is also the transaction's
-   * `statement_timeout`: a listener's statement stuck on a lock is cut by the server. A listener still running then
-   * keeps running, but its `tx` is gone: every call through it (or through the store) throws.
+   * `statement_timeout`: a listener's statement stuck on a lock is cut by the server. A listener
+   * still running then keeps running, but its `tx` is gone: every call through it (or through
+   * the store) throws. A whole number of ms, at most 2147483647.
    * @default 60000
    */
   timeoutMs?: number;
@@ -45,11 +47,6 @@ export interface InboxWorker {
   stop(): Promise<void>;
 }
 
-/** The wait before attempt `n + 1` after `n` failed: about a second, doubling, at most a minute. */
-export function backoffMs(attempts: number): number {
-  return Math.min(60_000, 1_000 * 2 ** Math.max(0, attempts - 1));
-}
-
 /** Starts the loops of a worker; see `PostgresInbox.work`. */
 export function startInboxWorker(
   db: Database,
@@ -57,16 +54,19 @@ export function startInboxWorker(
   hooks: ReceivingHandler,
   options: InboxWorkOptions,
 ): InboxWorker {
-  const concurrency = countOption(options.concurrency, 1, 'inbox.work option concurrency');
-  const pollIntervalMs = timerOption(options.pollIntervalMs, 200, 'inbox.work option pollIntervalMs');
+  const option = (name: keyof InboxWorkOptions, fallback: number, max?: number) =>
+    checkCount(options[name] ?? fallback, [name], 'inbox.work options', 1, max);
+  const concurrency = option('concurrency', 1);
+  const pollIntervalMs = option('pollIntervalMs', 200, MAX_TIMER_MS);
   const onError = options.onError ?? consoleErrors('inbox.work');
   const parts: BatchParts = {
     db,
     t,
     hooks,
-    maxAttempts: countOption(options.maxAttempts, 10, 'inbox.work option maxAttempts'),
-    batchSize: countOption(options.batchSize, 10, 'inbox.work option batchSize'),
-    timeoutMs: timerOption(options.timeoutMs, 60_000, 'inbox.work option timeoutMs'),
+    maxAttempts: option('maxAttempts', 10),
+    batchSize: option('batchSize', 10),
+    // A whole number: it is also the transaction's statement_timeout.
+    timeoutMs: option('timeoutMs', 60_000, MAX_TIMER_MS),
     onError,
   };
   return new PollLoops(concurrency, pollIntervalMs, () => processBatch(parts), onError);

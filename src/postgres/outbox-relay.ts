@@ -1,3 +1,4 @@
+import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
 import {
   GatewayApiError,
   GatewayConnectionError,
@@ -8,7 +9,7 @@ import {
 import { NEVER_SENT_CODES } from '../core/retry-policy.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
-import { consoleErrors, countOption, type LoopErrorHandler, PollLoops, timerOption } from './poll-loops.js';
+import { consoleErrors, type LoopErrorHandler, PollLoops } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
 /** What the relay needs of a `GatewayClient`: `messages.send`. */
@@ -52,9 +53,10 @@ export function startRelay(
   client: SendingClient,
   options: OutboxRelayOptions,
 ): OutboxRelay {
-  const concurrency = countOption(options.concurrency, 1, 'outbox.relay option concurrency');
-  const pollIntervalMs = timerOption(options.pollIntervalMs, 200, 'outbox.relay option pollIntervalMs');
-  const leaseMs = countOption(options.leaseMs, 300_000, 'outbox.relay option leaseMs', 1_000);
+  const what = 'outbox.relay options';
+  const concurrency = checkCount(options.concurrency ?? 1, ['concurrency'], what, 1);
+  const pollIntervalMs = checkCount(options.pollIntervalMs ?? 200, ['pollIntervalMs'], what, 1, MAX_TIMER_MS);
+  const leaseMs = checkCount(options.leaseMs ?? 300_000, ['leaseMs'], what, 1_000);
   const onError = options.onError ?? consoleErrors('outbox.relay');
   const step = async () => {
     if (await sendOne(db, t, client, leaseMs, onError)) return true;

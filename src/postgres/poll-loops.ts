@@ -1,4 +1,4 @@
-import { GatewayError } from '../core/errors.js';
+import type { GatewayError } from '../core/errors.js';
 import { ConsoleReporter } from '../internal/console-reporter.js';
 import { sleep } from '../internal/sleep.js';
 import { dbError } from './driver.js';
@@ -59,26 +59,4 @@ export class PollLoops {
     this.#stopping.abort();
     await Promise.all(this.#loops);
   }
-}
-
-/** A whole number of at least `min`, or a typed error naming the option. */
-export function countOption(value: number | undefined, fallback: number, name: string, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new GatewayError(`${name} must be a whole number of at least ${min}`);
-  }
-  return value;
-}
-
-/** The longest wait a timer takes (ms): a longer one fires at once (and at 1 ms for Node). */
-const LONGEST_TIMER_MS = 2_147_483_647;
-
-/**
- * A time in ms that a timer waits (a {@link countOption} of at least 1): past about 24.8 days a
- * timer fires at once, so a time-out meant as "never" cut every attempt after 1 ms.
- */
-export function timerOption(value: number | undefined, fallback: number, name: string): number {
-  const ms = countOption(value, fallback, name);
-  if (ms > LONGEST_TIMER_MS) throw new GatewayError(`${name} must be at most ${LONGEST_TIMER_MS} ms`);
-  return ms;
 }

@@ -1,5 +1,5 @@
+import { checkCount } from '../core/checks.js';
 import type { Database } from './driver.js';
-import { countOption } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
 /** Options of `store.prune`. */
@@ -43,8 +43,8 @@ const before = `(now() - $1::float8 * interval '1 millisecond')`;
  * and sends `pending`, `sending` or `unknown` are never deleted.
  */
 export async function prune(db: Database, t: Tables, options: PruneOptions): Promise<PruneResult> {
-  const olderThanMs = countOption(options?.olderThanMs ?? -1, 0, 'prune option olderThanMs', 0);
-  const batchSize = countOption(options.batchSize, 1_000, 'prune option batchSize');
+  const olderThanMs = checkCount(options?.olderThanMs, ['olderThanMs'], 'prune options', 0);
+  const batchSize = checkCount(options?.batchSize ?? 1_000, ['batchSize'], 'prune options', 1);
   const result: PruneResult = { dedupeKeys: 0, inbox: 0, statuses: 0, outbox: 0 };
   for (const part of Object.keys(FINISHED) as (keyof PruneResult)[]) {
     const [table, where, aged] = FINISHED[part](t);

@@ -3,6 +3,7 @@
 // its backoff and dead after maxAttempts, reported once on the handler's 'error' as a typed
 // InboxDeliveryError, while other chats go on. On PGlite and a real PostgreSQL (pg, postgres.js).
 import { describe, expect, it } from 'vitest';
+import { GatewayValidationError } from '../../src/core/errors.js';
 import { UNDER_WAY } from '../../src/postgres/inbox-batch.js';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
@@ -148,9 +149,13 @@ for (const target of postgresTargets()) {
       const { hooks } = handler({ on: false });
       const month = 30 * 24 * 3_600_000;
       expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: month })).toThrow(
-        /timeoutMs must be at most/,
+        /timeoutMs: must be a whole number >= 1 and <= 2147483647/,
       );
       expect(() => suite.opened.store.inbox.work(hooks, { pollIntervalMs: month })).toThrow(/pollIntervalMs/);
+      // It is also the transaction's statement_timeout, which takes whole milliseconds.
+      expect(() => suite.opened.store.inbox.work(hooks, { timeoutMs: 1500.5 })).toThrow(
+        GatewayValidationError,
+      );
     });
   });
 }

@@ -2,7 +2,7 @@
 // bounded batches; dead deliveries, unknown sends, live keys and anything under way stay.
 // On PGlite and a real PostgreSQL (pg, postgres.js).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/core/errors.js';
+import { GatewayError, GatewayValidationError } from '../../src/core/errors.js';
 import { openStore, postgresTargets, sqlOn } from '../support/postgres-targets.js';
 
 const HOUR = 3_600_000;
@@ -64,6 +64,8 @@ for (const target of postgresTargets()) {
       await expect(opened.store.prune({} as never)).rejects.toThrow(/olderThanMs/);
       await expect(opened.store.prune({ olderThanMs: -1 })).rejects.toThrow(GatewayError);
       await expect(opened.store.prune({ olderThanMs: 0, batchSize: 0 })).rejects.toThrow(/batchSize/);
+      // Called without options from plain JavaScript: the typed error of every bad option.
+      await expect(opened.store.prune(undefined as never)).rejects.toThrow(GatewayValidationError);
     });
   });
 }
