@@ -43,15 +43,15 @@ export function collectGarbage(): void {
 /**
  * Runs `round` for the bare server and the SDK's, back to back, `rounds` times, the first one
  * alternating: a pair measured together shares the machine's speed of the moment, and neither
- * side always runs on a warmer (or a more tired) machine. `round` gets the round's index.
+ * side always runs on a warmer (or a more tired) machine.
  */
 export async function pairedRounds(
   rounds: number,
-  round: (which: 'bare' | 'sdk', index: number) => Promise<void>,
+  round: (which: 'bare' | 'sdk') => Promise<void>,
 ): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     const first = i % 2 === 0 ? 'bare' : 'sdk';
-    await round(first, i);
-    await round(first === 'bare' ? 'sdk' : 'bare', i);
+    await round(first);
+    await round(first === 'bare' ? 'sdk' : 'bare');
   }
 }
