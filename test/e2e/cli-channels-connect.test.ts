@@ -314,15 +314,28 @@ describe('channels connect without a terminal', () => {
 
   it('--timeout passing at the password prompt ends 1 with GatewayTimeoutError, not a prompt that waits on', async () => {
     await start({ autoScan: false, qrLifetimeMs: 60_000 });
-    const bin = started(connect('--transport', 'whatsapp', '--timeout', '2'), env);
+    const bin = started(connect('--transport', 'whatsapp', '--timeout', '4'), env);
     const [, channelId] = await bin.waitOut(/created channel (\S+)/);
     await bin.waitOut(/QR saved to/);
     await gateway.simulate.scan(channelId as string, { password: 's3cret' });
-    const code = await Promise.race([bin.exit, new Promise((r) => setTimeout(() => r('hung'), 6000))]);
+    const code = await Promise.race([bin.exit, new Promise((r) => setTimeout(() => r('hung'), 10_000))]);
     if (code === 'hung') bin.child.kill('SIGKILL');
     expect(code).toBe(1);
-    expect(bin.output().stderr).toMatch(/GatewayTimeoutError/);
+    expect(bin.output().stderr).toMatch(
+      /^GatewayTimeoutError: channels\.connect: channel \S+ not active within 4000 ms: waiting for the two-factor password \(submit2fa\) \(last step: password\)$/m,
+    );
     expect(bin.output().stderr).not.toMatch(/refused/);
+    expect(await subscriptions()).toEqual([]);
+  });
+
+  it('--timeout passing at the QR says it waited for the scan, not "no answer" from a call', async () => {
+    await start({ autoScan: false, qrLifetimeMs: 60_000 });
+    const { code, stderr } = await runBin(connect('--transport', 'whatsapp', '--timeout', '3'), '', env);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /^GatewayTimeoutError: channels\.connect: channel \S+ not active within 3000 ms: waiting for the QR code to be scanned \(last step: qr\)$/m,
+    );
+    expect(stderr).not.toMatch(/no answer/);
     expect(await subscriptions()).toEqual([]);
   });
 
