@@ -15,7 +15,7 @@ import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { qrText } from '../../src/testing/channel-life.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { readHalfBlocks, readModules } from '../support/qr-read.js';
-import { BIN, runBin, startBin } from '../support/run-bin.js';
+import { BIN, BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 import { PARTS, skipWithout } from '../support/system-parts.js';
 
 const run = promisify(execFile);
@@ -154,7 +154,7 @@ function started(args: string[], env: NodeJS.ProcessEnv) {
   return { child, exit, waitOut, output: () => ({ stdout, stderr }) };
 }
 
-describe('channels connect without a terminal', () => {
+describe('channels connect without a terminal', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   let gateway: FakeGateway;
   let dir: string;
   let env: NodeJS.ProcessEnv;

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionModel } from '../../src/cli/completion.js';
 import { helpOf } from '../../src/cli/help.js';
-import { BIN, runBin } from '../support/run-bin.js';
+import { BIN, BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
 
 const run = promisify(execFile);
@@ -36,7 +36,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
-describe('the script offers what the bin takes', () => {
+describe('the script offers what the bin takes', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('every option each command parses is in its help, and the help names no option the script lacks', () => {
     const model = completionModel();
     for (const { path, options } of model.paths.filter((p) => p.path !== 'help')) {
@@ -59,31 +59,35 @@ describe('the script offers what the bin takes', () => {
   });
 });
 
-describe.skipIf(!findCommand('bash'))('bash, called as readline calls it', () => {
-  it('completes each position', async () => {
-    const script = join(dir, 'completion.bash');
-    writeFileSync(script, (await runBin(['completion', 'bash'])).stdout);
-    const complete = (...words: string[]) => {
-      const shell = `source '${script}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _messaging_gateway; printf '%s\\n' "\${COMPREPLY[@]}"`;
-      const { stdout } = spawnSync('bash', ['--norc', '-c', shell, 'bash', 'messaging-gateway', ...words], {
-        encoding: 'utf8',
-      });
-      return stdout.split('\n').filter(Boolean);
-    };
-    expect(complete('')).toContain('channels');
-    expect(complete('--v')).toEqual(['--version']);
-    expect(complete('channels', '')).toEqual(['list', 'get', 'delete', 'connect']);
-    expect(complete('channels', 'connect', '--tr')).toEqual(['--transport']);
-    expect(complete('channels', 'list', '--')).not.toContain('--transport');
-    expect(complete('channels', 'connect', '--transport', 'wh')).toEqual(['whatsapp']);
-    expect(complete('send', '--wait', '')).toEqual(['sent', 'delivered', 'read']);
-    expect(complete('trigger', 'v3.create')).toEqual(['v3.createContact', 'v3.createDeal']);
-    expect(complete('replay', 'deliveries', '--only')).toEqual(['--only-to']);
-    expect(complete('postgres', '')).toEqual(['migrate', 'sql']);
-    expect(complete('help', 'fake')).toEqual(['fake-gateway']);
-    expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
-  });
-});
+describe.skipIf(!findCommand('bash'))(
+  'bash, called as readline calls it',
+  { timeout: BIN_RUNS_TIMEOUT_MS },
+  () => {
+    it('completes each position', async () => {
+      const script = join(dir, 'completion.bash');
+      writeFileSync(script, (await runBin(['completion', 'bash'])).stdout);
+      const complete = (...words: string[]) => {
+        const shell = `source '${script}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _messaging_gateway; printf '%s\\n' "\${COMPREPLY[@]}"`;
+        const { stdout } = spawnSync('bash', ['--norc', '-c', shell, 'bash', 'messaging-gateway', ...words], {
+          encoding: 'utf8',
+        });
+        return stdout.split('\n').filter(Boolean);
+      };
+      expect(complete('')).toContain('channels');
+      expect(complete('--v')).toEqual(['--version']);
+      expect(complete('channels', '')).toEqual(['list', 'get', 'delete', 'connect']);
+      expect(complete('channels', 'connect', '--tr')).toEqual(['--transport']);
+      expect(complete('channels', 'list', '--')).not.toContain('--transport');
+      expect(complete('channels', 'connect', '--transport', 'wh')).toEqual(['whatsapp']);
+      expect(complete('send', '--wait', '')).toEqual(['sent', 'delivered', 'read']);
+      expect(complete('trigger', 'v3.create')).toEqual(['v3.createContact', 'v3.createDeal']);
+      expect(complete('replay', 'deliveries', '--only')).toEqual(['--only-to']);
+      expect(complete('postgres', '')).toEqual(['migrate', 'sql']);
+      expect(complete('help', 'fake')).toEqual(['fake-gateway']);
+      expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    });
+  },
+);
 
 /**
  * One shell in a tmux window: `type` sends keys, `screen` reads the window, `waitFor` polls it

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_SET_DEPTH, overridesFrom } from '../../src/cli/set-path.js';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
-import { runBin, startBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -12,7 +12,7 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
 });
 
-describe('--set paths', () => {
+describe('--set paths', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const segment of ['__proto__', 'constructor', 'prototype']) {
     it(`refuses a "${segment}" segment and leaves Object.prototype alone`, () => {
       expect(() => overridesFrom([`data.0.${segment}.polluted=yes`])).toThrow(/--set.*not allowed/);

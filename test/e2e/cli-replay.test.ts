@@ -10,7 +10,7 @@ import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { runBin, startBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -29,7 +29,7 @@ async function receiver() {
   return { received, url: `${server.url}/hooks` };
 }
 
-describe('messaging-gateway replay', () => {
+describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('replays what fake-gateway --record saved: same decoded webhooks, same answers, in order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));

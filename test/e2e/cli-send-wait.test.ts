@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
-import { runBin, startBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 
 let gateway: FakeGateway;
 afterEach(async () => {
@@ -35,7 +35,7 @@ async function setup(options = {}) {
   return { client, send };
 }
 
-describe('send --wait', () => {
+describe('send --wait', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('exits 0 once the message is read, printing its status, and removes its subscription', async () => {
     const { client, send } = await setup();
     const { code, stdout, stderr } = await send('whatsapp:79001234567', '--wait', 'read');

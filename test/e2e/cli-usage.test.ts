@@ -1,12 +1,12 @@
 // A mistyped command line, as gh answers one: exit 2, the bin's own words (never node's parseArgs
 // text), where the help is, and "Did you mean" for a near miss, in text and in --json alike.
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 
 /** Node's own parseArgs wording, which the bin never shows. */
 const NODE_TEXT = /Unknown option '|argument missing|argument is ambiguous|To specify a positional/;
 
-describe('options', () => {
+describe('options', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('an unknown option names the command and its help, not node text', async () => {
     const { code, stdout, stderr } = await runBin(['channels', 'list', '--bogus']);
     expect([code, stdout]).toEqual([2, '']);
@@ -79,7 +79,7 @@ describe('options', () => {
   });
 });
 
-describe('commands and subcommands', () => {
+describe('commands and subcommands', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('a bare flag means a command is needed (exit 2, the list of commands)', async () => {
     for (const flag of ['--json', '--token', '-x']) {
       const { code, stderr } = await runBin([flag]);
