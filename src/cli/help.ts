@@ -233,14 +233,16 @@ Options:
   completion: `Usage: messaging-gateway completion bash | zsh | fish
 
 Prints a script that completes the commands, subcommands, options and trigger kinds of
-messaging-gateway in that shell (files where a command takes a file). Load it from your shell's
-start-up file, or save it where the shell looks for completions.
+messaging-gateway in that shell (files where a command takes a file). Save it where the shell
+looks for completions, or load it from the shell's start-up file:
+source <(messaging-gateway completion bash) in ~/.bashrc, the same with zsh in ~/.zshrc (after
+compinit), messaging-gateway completion fish | source in fish's config.
 
 Options:
   --help   show this help
 
 Examples:
-  $ echo 'source <(messaging-gateway completion bash)' >> ~/.bashrc
+  $ messaging-gateway completion bash > ~/.local/share/bash-completion/completions/messaging-gateway
   $ messaging-gateway completion zsh > "\${fpath[1]}/_messaging-gateway"
   $ messaging-gateway completion fish > ~/.config/fish/completions/messaging-gateway.fish`,
 

@@ -5,7 +5,17 @@ import { helpOf } from '../../src/cli/help.js';
 import { editDistance, nearest } from '../../src/cli/suggest.js';
 import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 
-const COMMANDS = ['send', 'channels', 'webhooks', 'v3', 'fake-gateway', 'trigger', 'replay', 'decode'];
+const COMMANDS = [
+  'send',
+  'channels',
+  'webhooks',
+  'v3',
+  'fake-gateway',
+  'trigger',
+  'replay',
+  'decode',
+  'completion',
+];
 
 describe('unknown commands', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'main']) {

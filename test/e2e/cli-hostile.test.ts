@@ -77,7 +77,7 @@ describe('--set paths', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   });
 });
 
-describe('decode under hostile input', () => {
+describe('decode under hostile input', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('stops reading an endless standard input past 5 MiB with a clear message, exit 1', async () => {
     const child = startBin(['decode']);
     let stderr = '';
@@ -125,7 +125,7 @@ describe('decode under hostile input', () => {
   });
 });
 
-describe('trigger under hostile input', () => {
+describe('trigger under hostile input', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('stops reading an endless answer past 1 MiB, exit 1', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });

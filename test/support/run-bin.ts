@@ -4,8 +4,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 export const BIN = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /**
- * The safety-net time-out of a test that starts the bin several times: each start compiles the
- * bin from source (tsx), seconds apiece on a loaded two-core machine.
+ * The safety-net time-out of a test that runs the bin (most run it several times): each start
+ * compiles the bin from source (tsx), seconds apiece on a loaded two-core machine.
  */
 export const BIN_RUNS_TIMEOUT_MS = 120_000;
 
