@@ -1,12 +1,11 @@
 // `messaging-gateway channels connect` in a real terminal: tmux on a private socket runs the bin
 // against a fake gateway started here (it waits for a scan); the test reads the screen, decodes the
 // QR printed in half blocks, scans it, answers the password prompt and reads the exit code.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng } from '../../src/cli/png-decode.js';
 import { qrModules } from '../../src/cli/terminal-qr.js';
@@ -17,23 +16,12 @@ import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gate
 import { readHalfBlocks, readModules } from '../support/qr-read.js';
 import { BIN, BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 import { PARTS, skipWithout } from '../support/system-parts.js';
+import { terminal } from '../support/terminal.js';
 
-const run = promisify(execFile);
-const SOCKET = `mgsdk-test-${process.pid}`;
-const tmux = (...args: string[]) =>
-  run('tmux', ['-u', '-L', SOCKET, ...args], { env: { ...process.env, LANG: 'C.UTF-8' } });
-const screen = async () => (await tmux('capture-pane', '-p', '-t', 'connect')).stdout;
-
-/** The screen once `pattern` is on it (polled every 50 ms, at most `ms`). */
-async function waitFor(pattern: RegExp, ms = 20_000): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const text = await screen();
-    if (pattern.test(text)) return text;
-    if (Date.now() > end) throw new Error(`not on the screen after ${ms} ms: ${pattern}\n${text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const term = terminal('connect');
+const { tmux } = term;
+/** The `connect` window once `pattern` is on it. */
+const waitFor = (pattern: RegExp, ms?: number) => term.waitFor('connect', pattern, ms);
 
 /** The last block of half-block lines on the screen: the QR most recently printed. */
 function lastQrBlock(text: string): string[] {
@@ -56,7 +44,7 @@ describe.skipIf(skip)('channels connect in a terminal (tmux)', () => {
     dir = mkdtempSync(join(tmpdir(), 'mgsdk-connect-'));
   });
   afterAll(async () => {
-    await tmux('kill-server').catch(() => {});
+    await term.close();
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -128,8 +116,7 @@ describe.skipIf(skip)('channels connect in a terminal (tmux)', () => {
       `GATEWAY_TOKEN=${gateway.token}`,
       `${command} --base-url ${gateway.url} --qr-file ${qrFile}`,
     );
-    const screenOf = async () => (await tmux('capture-pane', '-p', '-t', 'hangup')).stdout;
-    await expect.poll(screenOf, { timeout: 20_000, interval: 50 }).toMatch(/QR saved to/);
+    await term.waitFor('hangup', /QR saved to/);
     expect(await client.webhooks.list()).toHaveLength(2);
     await tmux('kill-session', '-t', 'hangup');
     await expect.poll(() => client.webhooks.list(), { timeout: 5000, interval: 50 }).toEqual([]);

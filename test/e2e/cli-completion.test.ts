@@ -2,21 +2,18 @@
 // source`) into a real shell in a real terminal (tmux on a private socket), then completed with
 // the Tab key: commands, subcommands, options, option values and trigger's kinds. The script is
 // also checked against the bin: every option a command parses is offered, and its help names it.
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completionModel } from '../../src/cli/completion.js';
 import { helpOf } from '../../src/cli/help.js';
 import { BIN, BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 import { findCommand, PARTS, skipWithout } from '../support/system-parts.js';
+import { terminal } from '../support/terminal.js';
 
-const run = promisify(execFile);
-const SOCKET = `mgsdk-completion-${process.pid}`;
-const tmux = (...args: string[]) =>
-  run('tmux', ['-u', '-L', SOCKET, ...args], { env: { ...process.env, LANG: 'C.UTF-8' } });
+const term = terminal('completion');
 
 let dir: string;
 beforeAll(() => {
@@ -31,7 +28,7 @@ beforeAll(() => {
   chmodSync(wrapper, 0o755);
 });
 afterAll(async () => {
-  await tmux('kill-server').catch(() => {});
+  await term.close();
   // the shells end on the hang-up, fish still writing its config into HOME as it goes
   rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
@@ -96,19 +93,10 @@ describe.skipIf(!findCommand('bash'))(
 async function shellIn(name: string, command: string) {
   // PATH through env(1): tmux gives a new pane its client's PATH whatever `-e` says
   const env = `env PATH='${join(dir, 'bin')}:${process.env.PATH}' HOME='${dir}'`;
-  await tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', '-c', dir, `${env} ${command}`);
-  const screen = async () => (await tmux('capture-pane', '-p', '-t', name)).stdout;
-  const type = (...keys: string[]) => tmux('send-keys', '-t', name, ...keys);
-  const waitFor = async (pattern: RegExp, ms = 30_000): Promise<string> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const text = await screen();
-      if (pattern.test(text)) return text;
-      if (Date.now() > end) throw new Error(`not on the screen after ${ms} ms: ${pattern}\n${text}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  /** Clears the line the shell is editing (Ctrl-U), then waits for it to be empty. */
+  await term.tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', '-c', dir, `${env} ${command}`);
+  const type = (...keys: string[]) => term.tmux('send-keys', '-t', name, ...keys);
+  const waitFor = (pattern: RegExp) => term.waitFor(name, pattern, 30_000);
+  /** Clears the line the shell is editing (Ctrl-U). */
   const clearLine = () => type('C-u');
   return { type, waitFor, clearLine };
 }

@@ -1,7 +1,7 @@
 // The bin imports a command's module only when that command runs: `--version`, `--help`, a help
 // topic and a usage error load none (nor the client, zod or ky), so they answer at once. Checked
 // by the modules the process loaded, never by a time.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,21 +11,15 @@ import { runBin } from '../support/run-bin.js';
 const dir = mkdtempSync(join(tmpdir(), 'mgsdk-loads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Every command's module, by file name under src/cli/. */
-const COMMAND_MODULES = [
-  'send',
-  'channels',
-  'channels-connect',
-  'webhooks',
-  'v3',
-  'fake-gateway',
-  'trigger',
-  'replay',
-  'decode',
-  'postgres',
-  'completion',
-  'service',
-];
+/**
+ * The modules of src/cli/ that the bin needs before it knows which command runs: its entry, the
+ * table of commands, the help, the streams, "did you mean" and the signals. Every other module
+ * of src/cli/ belongs to a command (or to what commands share: the client's options, receivers).
+ */
+const STARTUP = new Set(['main.ts', 'commands.ts', 'help.ts', 'io.ts', 'suggest.ts', 'interrupt.ts']);
+const COMMAND_MODULES = readdirSync('src/cli')
+  .filter((name) => name.endsWith('.ts') && !STARTUP.has(name))
+  .map((name) => `cli/${name}`);
 
 /** The modules of this repository (src/) and the dependencies a run of the bin loaded. */
 async function loadsOf(args: string[]): Promise<{ code: number | null; src: string[]; deps: string[] }> {
@@ -41,8 +35,7 @@ async function loadsOf(args: string[]): Promise<{ code: number | null; src: stri
   return { code, src, deps };
 }
 
-const commandModulesIn = (src: string[]) =>
-  src.filter((m) => COMMAND_MODULES.some((name) => m === `cli/${name}.ts`));
+const commandModulesIn = (src: string[]) => src.filter((m) => COMMAND_MODULES.includes(m));
 
 // The recording preload needs node's synchronous module hooks (Node 22.15 and later).
 describe.skipIf(typeof registerHooks !== 'function')('the bin loads a command only when it runs', () => {
@@ -67,6 +60,6 @@ describe.skipIf(typeof registerHooks !== 'function')('the bin loads a command on
   it('a command loads its own module and no other command', async () => {
     const { code, src } = await loadsOf(['channels', 'list', '--bogus']);
     expect(code).toBe(2);
-    expect(commandModulesIn(src).sort()).toEqual(['cli/channels.ts', 'cli/service.ts']);
+    expect(commandModulesIn(src).sort()).toEqual(['cli/channels.ts', 'cli/options.ts', 'cli/service.ts']);
   });
 });

@@ -29,15 +29,25 @@ async function receiver() {
   return { received, url: `${server.url}/hooks` };
 }
 
+/** `fake-gateway --record` into a new folder: its first line (url, token), and what stops it. */
+async function recordingGateway() {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
+  closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  const child = startBin(['fake-gateway', '--json', '--quiet', '--record', dir]);
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const lines = createInterface({ input: child.stdout });
+  const started = JSON.parse(await new Promise<string>((r) => lines.once('line', r)));
+  const stop = async () => {
+    child.kill('SIGINT');
+    await exited;
+  };
+  return { dir, started: started as { url: string; token: string }, stop };
+}
+
 describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('replays what fake-gateway --record saved: same decoded webhooks, same answers, in order', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
-    closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const first = await receiver();
-    const child = startBin(['fake-gateway', '--json', '--quiet', '--record', dir]);
-    const exited = new Promise((resolve) => child.on('close', resolve));
-    const lines = createInterface({ input: child.stdout });
-    const started = JSON.parse(await new Promise<string>((r) => lines.once('line', r)));
+    const { dir, started, stop } = await recordingGateway();
     try {
       const client = new GatewayClient({ baseUrl: started.url, token: started.token });
       await client.webhooks.subscribe([
@@ -60,9 +70,8 @@ describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
         )
         .toBe(4);
     } finally {
-      child.kill('SIGINT');
+      await stop();
     }
-    await exited;
     const bodies = readdirSync(dir).filter((n) => !n.endsWith('.meta.json'));
     expect(bodies.length).toBe(first.received.length);
     const sidecar = JSON.parse(
@@ -88,13 +97,8 @@ describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   });
 
   it("a recording holds the bin's own temporary receivers' deliveries: replay says whose they are, --only-to sends only yours", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
-    closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const mine = await receiver();
-    const child = startBin(['fake-gateway', '--json', '--quiet', '--record', dir]);
-    const exited = new Promise((resolve) => child.on('close', resolve));
-    const lines = createInterface({ input: child.stdout });
-    const started = JSON.parse(await new Promise<string>((r) => lines.once('line', r)));
+    const { dir, started, stop } = await recordingGateway();
     try {
       const client = new GatewayClient({ baseUrl: started.url, token: started.token });
       await client.webhooks.subscribe([
@@ -111,9 +115,8 @@ describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
       expect(sent.code, sent.stderr).toBe(0);
       await expect.poll(() => mine.received.length, { timeout: 10_000 }).toBe(4); // the fake's four statuses of a send
     } finally {
-      child.kill('SIGINT');
+      await stop();
     }
-    await exited;
     const sidecars = readdirSync(dir)
       .filter((n) => n.endsWith('.meta.json'))
       .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')));

@@ -1,13 +1,14 @@
 // `npm run demo` against the fake gateway, as the README promises it: rows sorted, the failed
 // message as `→ failed (bad_contact)`, the fake's own scan and the ignored repeats explained, and a
 // live progress line only on a terminal (in a pipe or a log, one summary line).
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runToEnd } from '../support/run-bin.js';
 import { PARTS, skipWithout } from '../support/system-parts.js';
+import { terminal } from '../support/terminal.js';
 
 const DEMO = [process.execPath, '--import', 'tsx', 'examples/demo.ts'];
 /** No credentials: the demo runs against the fake gateway. */
@@ -16,18 +17,9 @@ const FAKE_ONLY = { GATEWAY_BASE_URL: '', GATEWAY_TOKEN: '', GATEWAY_API_KEY: ''
 const dir = mkdtempSync(join(tmpdir(), 'mgsdk-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The demo's standard output through a pipe, and its exit code. */
-function demoPiped(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(DEMO[0] as string, DEMO.slice(1), { env: { ...process.env, ...FAKE_ONLY } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The demo's output through a pipe, and its exit code. */
+const demoPiped = () =>
+  runToEnd(spawn(DEMO[0] as string, DEMO.slice(1), { stdio: 'pipe', env: { ...process.env, ...FAKE_ONLY } }));
 
 describe('the demo', () => {
   it('in a pipe: sorted rows, failed (bad_contact), the fake scans by itself, repeats explained, no progress line', async () => {
@@ -54,9 +46,7 @@ describe('the demo', () => {
   it.skipIf(skipWithout(PARTS.tmux))(
     'on a terminal (tmux): a live progress line, rewritten in place',
     async () => {
-      const run = promisify(execFile);
-      const socket = `mgsdk-demo-${process.pid}`;
-      const tmux = (...args: string[]) => run('tmux', ['-u', '-L', socket, ...args]);
+      const { tmux, screen, waitFor, close } = terminal('demo');
       const raw = join(dir, 'terminal.log');
       try {
         await tmux('new-session', '-d', '-s', 'demo', '-x', '200', '-y', '50', '-c', process.cwd(), 'sh');
@@ -65,14 +55,13 @@ describe('the demo', () => {
         const env = Object.entries(FAKE_ONLY).map(([k, v]) => `${k}=${v}`);
         await tmux('send-keys', '-t', 'demo', '-l', `env ${env.join(' ')} ${DEMO.join(' ')}; echo EXIT=$?`);
         await tmux('send-keys', '-t', 'demo', 'Enter');
-        const screen = async () => (await tmux('capture-pane', '-p', '-t', 'demo')).stdout;
-        await expect.poll(screen, { timeout: 90_000, interval: 200 }).toMatch(/^EXIT=\d+$/m);
-        expect(await screen()).toMatch(/^EXIT=0$/m);
+        await waitFor('demo', /^EXIT=\d+$/m, 90_000);
+        expect(await screen('demo')).toMatch(/^EXIT=0$/m);
         const written = readFileSync(raw, 'utf8');
         expect(written).toMatch(/\rsending: \d\/5 done, \d failed/);
         expect(written).toMatch(/0001234567 +accepted → failed \(bad_contact\)/);
       } finally {
-        await tmux('kill-server').catch(() => {});
+        await close();
       }
     },
     120_000,

@@ -21,17 +21,21 @@ export function startBin(args: string[], env: NodeJS.ProcessEnv = {}): ChildProc
   return spawn(process.execPath, [...BIN, ...args], { stdio: 'pipe', env: { ...process.env, ...env } });
 }
 
-/** Runs the bin to its end; `input` goes to its standard input. */
-export function runBin(args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<BinRun> {
+/** Runs a started process to its end; `input` goes to its standard input. */
+export function runToEnd(child: ChildProcessWithoutNullStreams, input?: string): Promise<BinRun> {
   return new Promise((resolve, reject) => {
-    const child = startBin(args, env);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on('error', () => {}); // a bin that exits before reading all of it
+    child.stdin.on('error', () => {}); // a process that exits before reading all of it
     child.stdin.end(input ?? '');
   });
+}
+
+/** Runs the bin to its end; `input` goes to its standard input. */
+export function runBin(args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<BinRun> {
+  return runToEnd(startBin(args, env), input);
 }
