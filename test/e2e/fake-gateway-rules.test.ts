@@ -194,6 +194,32 @@ describe('webhook subscriptions (API v2)', () => {
     expect(gateway.subscriptions.size).toBe(0);
   });
 
+  it('takes every event the spec lists, channel.update of its sample list included, and delivers it', async () => {
+    const events = [
+      'message.add',
+      'message.status_update',
+      'message.delete',
+      'message.edit',
+      'waba_template.status_update',
+      'channel.status_update',
+      'channel.create',
+      'channel.delete',
+      'channel.qr_update',
+      'channel.waba_tier_update',
+      'group_chat.memberships_update',
+      'group_chat.update',
+      'crm_entities.contact_add',
+      'crm_entities.deal_add',
+      'messages_dump.status_update',
+      'channel.update',
+    ];
+    const res = await subscribe(...events);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((s: { event: string }) => s.event)).toEqual(events);
+    const made = await gateway.simulate.deliver({ event: 'channel.update', data: [{ channel_id: 'c' }] });
+    expect(made.map((d) => d.status)).toEqual([200]);
+  });
+
   it('refuses 400 a DELETE without data', async () => {
     expect((await api('DELETE', '/v2/webhooks')).status).toBe(400);
     expect((await api('DELETE', '/v2/webhooks', {})).status).toBe(400);
