@@ -26,6 +26,9 @@ export function crmRequestOf(body: Record<string, unknown>): CrmRequest | undefi
 
 type Check = (value: unknown, path: string, issues: string[]) => void;
 
+/** Issues a verdict names at most; a line counts the rest. */
+const MAX_ISSUES = 20;
+
 /** A field that must be there: a non-empty string. */
 const requiredId: Check = (value, path, issues) => {
   if (typeof value !== 'string' || value === '') issues.push(`${path}: a non-empty string is required`);
@@ -119,5 +122,7 @@ export function judgeReply(request: CrmRequest, status: number, text: string): R
   if (!isRecord(reply)) return { valid: false, issues: ['the reply must be a JSON object'] };
   const issues: string[] = [];
   REPLIES[request](reply, '', issues);
+  const more = issues.length - MAX_ISSUES;
+  if (more > 0) issues.splice(MAX_ISSUES, more, `and ${more} more`);
   return { valid: issues.length === 0, issues };
 }
