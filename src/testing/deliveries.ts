@@ -124,6 +124,10 @@ export class Deliverer {
     this.#crmKey = options.crmKey;
     this.#onDelivery = options.onDelivery;
     this.#timeoutMs = options.deliveryTimeoutMs ?? 30_000;
+    // a timer past 2³¹−1 ms fires at once
+    if (!Number.isInteger(this.#timeoutMs) || this.#timeoutMs < 1 || this.#timeoutMs > 2 ** 31 - 1) {
+      throw new RangeError('createFakeGateway: deliveryTimeoutMs is a whole number of ms, 1 to 2147483647');
+    }
   }
 
   /** Delivers a v2 event to every address subscribed to it (spec: Events → Delivery rules). */

@@ -111,6 +111,12 @@ describe('a receiver that never answers', () => {
   });
 });
 
+describe('deliveryTimeoutMs', () => {
+  it.each([0, -1, 1.5, Number.NaN, 2 ** 31])('refuses %s', async (deliveryTimeoutMs) => {
+    await expect(createFakeGateway({ deliveryTimeoutMs })).rejects.toThrow(/deliveryTimeoutMs/);
+  });
+});
+
 describe('a slow receiver', () => {
   it('gets every delivery in the order they were made, a bounded number at a time', async () => {
     const receiver = await heldReceiver();
