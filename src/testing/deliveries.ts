@@ -56,9 +56,9 @@ export interface DeliveryOptions {
    */
   deliveryTimeoutMs?: number;
   /**
-   * Called after each delivery was answered (or failed: `status` 0), with the exact body text
-   * and the headers it was sent with; `fake-gateway --record` saves them. An error it throws is
-   * ignored.
+   * Called after each delivery that was sent was answered (or failed: `status` 0), with the exact
+   * body text and the headers it was sent with; `fake-gateway --record` saves them. A delivery
+   * dropped or given up before it was sent is not passed. An error it throws is ignored.
    */
   onDelivery?: (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }) => void;
 }
@@ -217,32 +217,42 @@ export class Deliverer {
     return record;
   }
 
-  /** POSTs a delivery in its turn (see ReceiverQueues) and records the answer, or why none came. */
+  /**
+   * POSTs a delivery in its turn (see ReceiverQueues) and records the answer, or why none came.
+   * Its text is made only once it has a turn: a line of waiting deliveries holds no copy of a body.
+   */
   async #post(record: DeliveryRecord): Promise<number> {
     const deadline = Date.now() + this.#timeoutMs;
+    const turn = await this.#queues.turn(record.url, deadline);
+    if (typeof turn === 'string') return this.#settle(record, { status: 0, text: '', failure: turn });
     const v3 = record.api === 'v3';
     const headers: Record<string, string> = {
       // spec: API v3 webhook deliveries 1 — the content type is written so, malformed
       'content-type': v3 ? 'application/json; charset-utf-8' : 'application/json',
       ...(v3 && this.#crmKey && { authorization: `Bearer ${this.#crmKey}` }),
     };
-    const body = JSON.stringify(record.body);
-    const turn = await this.#queues.turn(record.url, deadline);
-    const answer =
-      typeof turn === 'string'
-        ? { status: 0, text: '', failure: turn }
-        : await this.#exchange(record.url, { headers, body }, deadline).finally(() => turn.end());
+    const sent = { headers, body: JSON.stringify(record.body) };
+    const answer = await this.#exchange(record.url, sent, deadline).finally(() => turn.end());
+    this.#settle(record, answer);
+    try {
+      this.#onDelivery?.(record, sent);
+    } catch {
+      // a recorder's failure never stops the fake
+    }
+    return answer.status;
+  }
+
+  /** Records a delivery's answer, or why none came, and the verdict on a CRM reply. */
+  #settle(
+    record: DeliveryRecord,
+    answer: { status: number; text: string; failure?: DeliveryFailure },
+  ): number {
     record.status = answer.status;
     if (answer.status !== 0) record.answer = answer.text.slice(0, KEPT_ANSWER_CHARS);
     if (answer.failure) record.failure = answer.failure;
     const request = crmRequestOf(record.body);
     if (request) record.reply = judgeReply(request, answer.status, answer.text);
     this.#state.changed();
-    try {
-      this.#onDelivery?.(record, { body, headers });
-    } catch {
-      // a recorder's failure never stops the fake
-    }
     return answer.status;
   }
 

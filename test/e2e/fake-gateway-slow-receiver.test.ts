@@ -70,10 +70,12 @@ const failed = (failure: string) =>
 describe('a receiver that never answers', () => {
   it('gets at most a bounded number of deliveries at once; the fake keeps a bounded line and drops the rest', async () => {
     const receiver = await heldReceiver();
+    const recorded: unknown[] = [];
     gateway = await createFakeGateway({
       rateLimit: false,
       autoStatuses: false,
       channels: [{ channel_id: 'ch' }],
+      onDelivery: (record) => recorded.push(record),
     });
     expect(await post('/v2/webhooks', { data: [{ url: receiver.url, event: 'message.add' }] })).toBe(200);
     const sends = 3000;
@@ -87,6 +89,8 @@ describe('a receiver that never answers', () => {
     for (const d of gateway.deliveries.filter((r) => r.status !== undefined)) {
       expect(d).toMatchObject({ status: 0, failure: expect.stringMatching(/^(dropped|timedOut)$/) });
     }
+    // never sent, so never recorded (fake-gateway --record saves what onDelivery gets)
+    expect(recorded).toEqual([]);
     console.log(
       `a receiver that never answers, ${sends} sends: ${receiver.counts.most} in flight at most, ` +
         `${held()} held, ${failed('dropped')} dropped`,
