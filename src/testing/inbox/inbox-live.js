@@ -1,7 +1,8 @@
 // The inbox page's live updates. The fake sends keyed entries, and after the first update only
-// those that changed (see the fake's delta.ts): each is applied to the element that shows it, a
-// new one appended, a status set in place; nothing else on the page is touched, so a text being
-// typed and the focus stay where they are. What the page keeps is bounded: the fake's own bounds
+// those that changed (see the fake's delta.ts; a large update comes as several events, see
+// event-pages.ts): each is applied to the element that shows it, a new one appended, a status set
+// in place; nothing else on the page is touched, so a text being typed and the focus stay where
+// they are. What the page keeps is bounded: the fake's own bounds
 // on its lists, and the newest SHOWN_PER_CHAT messages of each chat under a line counting the rest.
 import {
   byId,
