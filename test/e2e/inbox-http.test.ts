@@ -89,6 +89,8 @@ describe('the inbox page is served by the fake at its own URL', () => {
     for (const [file, type] of [
       ['inbox.css', 'text/css'],
       ['inbox.js', 'text/javascript'],
+      ['inbox-live.js', 'text/javascript'],
+      ['inbox-log.js', 'text/javascript'],
     ]) {
       const asset = await fetch(`${gateway.url}/_inbox/${file}`);
       expect(asset.headers.get('content-type')).toContain(type);
@@ -96,6 +98,10 @@ describe('the inbox page is served by the fake at its own URL', () => {
     }
     expect(gateway.requests).toEqual([]);
     expect((await fetch(`${gateway.url}/_inbox/nope`)).status).toBe(404);
+    // the page itself is served at / only; names of Object.prototype are no files
+    for (const name of ['index.html', 'constructor', 'toString', '__proto__']) {
+      expect((await fetch(`${gateway.url}/_inbox/${name}`)).status, name).toBe(404);
+    }
   });
 
   it('answers HEAD as GET, without the body (curl -I, link checkers)', async () => {
