@@ -2,7 +2,7 @@ import type { KyInstance } from 'ky';
 import type { Surface } from '../schemas/constants.js';
 import { checkCount, checkHeaders, checkMs, optionError } from './checks.js';
 import type { Credential } from './credentials.js';
-import { GatewayError } from './errors.js';
+import { GatewayError, GatewayValidationError } from './errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
 import type { ClientOptions, FetchLike, RequestOptions } from './options.js';
 import { RateLimiter, type RateLimiterLike, type RateLimitOptions } from './rate-limiter.js';
@@ -55,24 +55,53 @@ function env(name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
+/** A refusal of a base address; it never shows the address, which may hold a credential. */
+function urlError(option: string, message: string): GatewayValidationError {
+  return new GatewayValidationError([{ path: [option], message }], WHAT);
+}
+
 /**
- * An absolute address without credentials in it: fetch refuses to make a request to
- * `https://user:pass@host` (every call would fail as if the service never answered), and the
+ * An absolute address with neither credentials nor a query in it: fetch refuses to make a request
+ * to `https://user:pass@host` (every call would fail as if the service never answered), the
+ * service's paths go after the address (`?key=…/v2/messages` answers 404 to every call), and the
  * address is shown in errors and spans. Such an address is never echoed back.
  */
-function checkUrl(value: string, option: string): string {
-  const withUserInfo = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(value);
-  if (withUserInfo) {
-    throw new GatewayError(
-      `${option} must not hold a user name or password (user:password@): fetch cannot send to such an address; the credential goes in token or apiKey`,
+function checkUrl(value: unknown, option: string): string {
+  if (typeof value !== 'string') throw optionError([option], 'an absolute URL', value, WHAT);
+  if (/^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(value)) {
+    throw urlError(
+      option,
+      'must not hold a user name or password (user:password@): fetch cannot send to such an address; the credential goes in token or apiKey',
+    );
+  }
+  if (/[?#]/.test(value)) {
+    throw urlError(
+      option,
+      'must not hold a query (?…) or a fragment (#…): the paths of the API go after it, so every call would answer 404; a key goes in token, apiKey or headers',
     );
   }
   try {
     new URL(value);
   } catch {
-    throw new GatewayError(`${option} must be an absolute URL, got ${JSON.stringify(value)}`);
+    throw urlError(option, 'must be an absolute URL, such as https://gateway.example/api');
   }
   return value;
+}
+
+/**
+ * A credential option: when the options hold it at all, a non-empty string or a function. An
+ * explicit `undefined` or `''` (an account whose token is not loaded yet) is refused, never
+ * replaced by the environment's or a parent client's: that would speak for another account.
+ */
+function resolveCredential(options: ClientOptions, option: 'token' | 'apiKey', variable: string) {
+  if (!Object.hasOwn(options, option)) return env(variable);
+  const value: unknown = options[option];
+  if (typeof value === 'function' || (typeof value === 'string' && value !== '')) return value as Credential;
+  const got = value === '' ? 'an empty string' : value === undefined ? 'undefined' : typeof value;
+  throw new GatewayValidationError(
+    [{ path: [option], message: `must be a non-empty string or a function returning one, got ${got} (leave it out to use ${variable})` }],
+    WHAT,
+  );
 }
 
 function resolveLimiter(option: ClientOptions['rateLimit']): RateLimiterLike | undefined {
@@ -122,8 +151,8 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
   const v3BaseUrl = options.v3BaseUrl ?? env('GATEWAY_V3_BASE_URL') ?? baseUrl;
   const backoff = options.retryBackoff ?? {};
   return {
-    token: options.token ?? env('GATEWAY_TOKEN'),
-    apiKey: options.apiKey ?? env('GATEWAY_API_KEY'),
+    token: resolveCredential(options, 'token', 'GATEWAY_TOKEN'),
+    apiKey: resolveCredential(options, 'apiKey', 'GATEWAY_API_KEY'),
     baseUrl: checkUrl(baseUrl, 'baseUrl'),
     v3BaseUrl: checkUrl(v3BaseUrl, 'v3BaseUrl'),
     timeout: checkMs(options.timeout ?? 30_000, ['timeout'], WHAT),
@@ -154,7 +183,8 @@ export class ResolvedOptions {
 /**
  * The options of a client derived from one resolved as `parent`: each option given (not
  * undefined) checked as the constructor checks it and put in place of the parent's; every other
- * one the parent's own value, so the limiter, the logger and fetch are the same objects. A new
+ * one the parent's own value (a `token` or `apiKey` given as undefined or empty is refused, never
+ * inherited), so the limiter, the logger and fetch are the same objects. A new
  * `baseUrl` moves `v3BaseUrl` with it when the parent's two were the same address.
  * @throws GatewayValidationError naming a bad option, as the constructor does
  */
@@ -162,8 +192,11 @@ export function deriveClientOptions(
   parent: ResolvedClientOptions,
   overrides: ClientOptions,
 ): ResolvedClientOptions {
+  // An option given as undefined keeps the parent's, but a credential given as undefined is refused.
   const given = Object.fromEntries(
-    Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined),
+    Object.entries(overrides ?? {}).filter(
+      ([key, value]) => value !== undefined || key === 'token' || key === 'apiKey',
+    ),
   ) as ClientOptions;
   const checked = resolveClientOptions({ baseUrl: parent.baseUrl, rateLimit: false, ...given });
   const derived: ResolvedClientOptions = { ...parent };
