@@ -13,8 +13,8 @@ import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
 import type { RateLimiterLike, Release } from './rate-limiter.js';
 import { Redactor } from './redact.js';
-import { type CallOptions, type ResolvedClientOptions, resolveCallOptions } from './resolve-options.js';
 import { withRequestSent } from './request-sent.js';
+import { type CallOptions, type ResolvedClientOptions, resolveCallOptions } from './resolve-options.js';
 import { type Attempt, backoffDelay, isRetryable, neverConnected } from './retry-policy.js';
 
 export type { CallSpec } from './call-spec.js';

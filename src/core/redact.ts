@@ -136,8 +136,14 @@ function isWhole(value: string, whole: Set<string>): boolean {
 
 /** A value as it is, with its HTML character references read, percent-decoded, and from base64. */
 function decodings(value: string): string[] {
-  const out = [value, value.replace(/&#(x?)([\da-f]{1,6});/gi, (_m, x, n) => character(parseInt(n, x ? 16 : 10)))];
-  for (const decode of [decodeURIComponent, (v: string) => atob(v.trim().replace(/-/g, '+').replace(/_/g, '/'))]) {
+  const out = [
+    value,
+    value.replace(/&#(x?)([\da-f]{1,6});/gi, (_m, x, n) => character(parseInt(n, x ? 16 : 10))),
+  ];
+  for (const decode of [
+    decodeURIComponent,
+    (v: string) => atob(v.trim().replace(/-/g, '+').replace(/_/g, '/')),
+  ]) {
     try {
       out.push(decode(value));
     } catch {

@@ -6,6 +6,7 @@ import { GatewayError } from './errors.js';
  * token function's failure after a 401 comes after a request that did reach the service.
  */
 export function withRequestSent<T>(error: T, sent: boolean): T {
-  if (error instanceof GatewayError && error.requestSent !== sent) Object.assign(error, { requestSent: sent });
+  if (error instanceof GatewayError && error.requestSent !== sent)
+    Object.assign(error, { requestSent: sent });
   return error;
 }

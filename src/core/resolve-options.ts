@@ -99,7 +99,12 @@ function resolveCredential(options: ClientOptions, option: 'token' | 'apiKey', v
   if (typeof value === 'function' || (typeof value === 'string' && value !== '')) return value as Credential;
   const got = value === '' ? 'an empty string' : value === undefined ? 'undefined' : typeof value;
   throw new GatewayValidationError(
-    [{ path: [option], message: `must be a non-empty string or a function returning one, got ${got} (leave it out to use ${variable})` }],
+    [
+      {
+        path: [option],
+        message: `must be a non-empty string or a function returning one, got ${got} (leave it out to use ${variable})`,
+      },
+    ],
     WHAT,
   );
 }

@@ -51,7 +51,11 @@ export function isRetryable(method: string, failure: AttemptFailure): boolean {
 
 /** Whether the failure is a connection that was never made: no byte of the request left. */
 export function neverConnected(failure: AttemptFailure): boolean {
-  return failure.kind === 'connection' && failure.errorCode !== undefined && NEVER_SENT_CODES.has(failure.errorCode);
+  return (
+    failure.kind === 'connection' &&
+    failure.errorCode !== undefined &&
+    NEVER_SENT_CODES.has(failure.errorCode)
+  );
 }
 
 /**

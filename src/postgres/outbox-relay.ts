@@ -229,7 +229,9 @@ async function record(relay: Relay, id: string, what: string, write: () => Promi
     } catch (error) {
       const last = attempt === RECORD_ATTEMPTS;
       const next = last ? 'given up: the row becomes unknown when its lease ends' : 'trying again';
-      relay.onError(new GatewayError(`Outbox row ${id}: recording that ${what} failed; ${next}`, { cause: error }));
+      relay.onError(
+        new GatewayError(`Outbox row ${id}: recording that ${what} failed; ${next}`, { cause: error }),
+      );
       if (last) return;
       await sleep(Math.min(RECORD_MAX_DELAY_MS, 100 * 2 ** (attempt - 1)));
     }

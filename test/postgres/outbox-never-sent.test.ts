@@ -44,10 +44,15 @@ for (const target of postgresTargets()) {
     /** A relay whose reports are kept. */
     const relayOf = (client: GatewayClient, options: { leaseMs?: number } = {}) => {
       const reports: GatewayError[] = [];
-      const relay = outbox().relay(client, { pollIntervalMs: 10, ...options, onError: (e) => void reports.push(e) });
+      const relay = outbox().relay(client, {
+        pollIntervalMs: 10,
+        ...options,
+        onError: (e) => void reports.push(e),
+      });
       return { relay, reports, notSent: () => reports.filter((e) => /was not sent/.test(e.message)) };
     };
-    const withToken = () => new GatewayClient({ baseUrl: gateway.url, token: gateway.token, logLevel: 'off' });
+    const withToken = () =>
+      new GatewayClient({ baseUrl: gateway.url, token: gateway.token, logLevel: 'off' });
 
     it('a token function that throws once: the row goes back to pending, then is sent once', async () => {
       const before = sends();
@@ -77,7 +82,9 @@ for (const target of postgresTargets()) {
       try {
         const before = sends();
         const ids = [await write('79001110002'), await write('79001110003'), await write('79001110004')];
-        const { relay, reports, notSent } = relayOf(new GatewayClient({ baseUrl: gateway.url, logLevel: 'off' }));
+        const { relay, reports, notSent } = relayOf(
+          new GatewayClient({ baseUrl: gateway.url, logLevel: 'off' }),
+        );
         await until(() => notSent().length === 1);
         const first = performance.now();
         await until(() => notSent().length === 2);
@@ -152,7 +159,9 @@ for (const target of postgresTargets()) {
       expect(sends() - before).toBe(1);
       expect(reports.map((e) => e.message)).toEqual([
         expect.stringMatching(
-          new RegExp(`^Outbox row ${id}: recording that the service accepted it as request_id ${row?.request_id} failed; trying again$`),
+          new RegExp(
+            `^Outbox row ${id}: recording that the service accepted it as request_id ${row?.request_id} failed; trying again$`,
+          ),
         ),
       ]);
     };

@@ -93,7 +93,8 @@ describe('credentials echoed back by the service', () => {
       ['baseUrl', 'https://gateway.example/api#query-secret-41'],
       ['baseUrl', 'gateway.example?key=query-secret-41'],
     ] as const) {
-      const build = () => new GatewayClient({ baseUrl: 'http://127.0.0.1:1', [option]: address, token: 'token-1' });
+      const build = () =>
+        new GatewayClient({ baseUrl: 'http://127.0.0.1:1', [option]: address, token: 'token-1' });
       let error: unknown;
       try {
         build();
@@ -118,7 +119,11 @@ describe('credentials echoed back by the service', () => {
       'TOKEN-UPPER-7731',
       (t: string) => ({ error: 'bad', description: `got ${t.toLowerCase()}` }),
     ],
-    ['as a whole value when shorter than 8 characters', 'q7z', (t: string) => ({ error: 'bad', description: t })],
+    [
+      'as a whole value when shorter than 8 characters',
+      'q7z',
+      (t: string) => ({ error: 'bad', description: t }),
+    ],
     ['nested deeper than 20 levels', 'tok-deep-4410', (t: string) => ({ error: 'bad', data: nest(25, t) })],
     ['as an object key', 'tok-key-8813', (t: string) => ({ error: 'bad', data: { [t]: 1 } })],
   ])('a token echoed %s reaches no error', async (_case, token, body) => {

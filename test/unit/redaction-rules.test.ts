@@ -34,7 +34,10 @@ const answering =
 function capture() {
   const lines: string[] = [];
   const logger = Object.fromEntries(
-    ['debug', 'info', 'warn', 'error'].map((level) => [level, (line: string) => lines.push(`${level} ${line}`)]),
+    ['debug', 'info', 'warn', 'error'].map((level) => [
+      level,
+      (line: string) => lines.push(`${level} ${line}`),
+    ]),
   ) as unknown as Logger;
   return { lines, logger };
 }
@@ -88,23 +91,36 @@ describe('a token under 8 characters changes none of the fields the SDK builds',
       description: 'Channel not found',
       requestSent: true,
     });
-    expect(error.message).toBe(`GET ${url}/v2/channels/ch-1 failed with 400 (channelNotFound: Channel not found)`);
+    expect(error.message).toBe(
+      `GET ${url}/v2/channels/ch-1 failed with 400 (channelNotFound: Channel not found)`,
+    );
     expect(error.toJSON()).toMatchObject({ status: 400, method: 'GET', code: 'channelNotFound' });
     expect(lines.filter((line) => line.startsWith('debug'))).toEqual([
-      expect.stringMatching(/^debug \[messaging-gateway-sdk\] GET \/v2\/channels\/ch-1 400 attempt=1 duration=\d+ms request_id=-$/),
+      expect.stringMatching(
+        /^debug \[messaging-gateway-sdk\] GET \/v2\/channels\/ch-1 400 attempt=1 duration=\d+ms request_id=-$/,
+      ),
     ]);
   });
 
   it('token `dev`: "Device not registered" stays as the service wrote it', async () => {
-    const url = await service(answering(400, { error: 'deviceNotRegistered', description: 'Device not registered' }));
+    const url = await service(
+      answering(400, { error: 'deviceNotRegistered', description: 'Device not registered' }),
+    );
     const client = new GatewayClient({ baseUrl: url, token: 'dev', logLevel: 'off' });
     const error = await client.channels.list().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'deviceNotRegistered', description: 'Device not registered' });
   });
 
   it('API key `test`: the v3 code testPostNotPassed reaches `switch (error.code)` whole', async () => {
-    const url = await service(answering(400, { error: 'testPostNotPassed', description: 'test post failed' }));
-    const client = new GatewayClient({ baseUrl: url, token: 'token-long-enough', apiKey: 'test', logLevel: 'off' });
+    const url = await service(
+      answering(400, { error: 'testPostNotPassed', description: 'test post failed' }),
+    );
+    const client = new GatewayClient({
+      baseUrl: url,
+      token: 'token-long-enough',
+      apiKey: 'test',
+      logLevel: 'off',
+    });
     const error = await client.v3.webhooks
       .update({ webhooksUri: 'https://crm.example/hooks', subscriptions: {} } as never)
       .catch((e: unknown) => e);
@@ -135,9 +151,17 @@ describe('a token under 8 characters changes none of the fields the SDK builds',
     const client = new GatewayClient({ baseUrl: url, token: 'dev', logger });
     await client.channels.list();
     await client.channels.list();
-    expect(lines).toEqual([expect.stringMatching(/^warn .*token \(GATEWAY_TOKEN\) is shorter than 8 characters: too short to be scrubbed from text/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^warn .*token \(GATEWAY_TOKEN\) is shorter than 8 characters: too short to be scrubbed from text/,
+      ),
+    ]);
     const long = capture();
-    await new GatewayClient({ baseUrl: url, token: 'long-enough-token', logger: long.logger }).channels.list();
+    await new GatewayClient({
+      baseUrl: url,
+      token: 'long-enough-token',
+      logger: long.logger,
+    }).channels.list();
     expect(long.lines).toEqual([]);
   });
 });
@@ -172,7 +196,13 @@ describe('a long token echoed in another spelling reaches no error, log line or 
         ),
       );
       const accepting = await service(answering(200, { data: [] }, { 'x-request-id': `rq-${spelled}` }));
-      const client = new GatewayClient({ baseUrl: refusing, token, logger, logLevel: 'debug', maxRetries: 0 });
+      const client = new GatewayClient({
+        baseUrl: refusing,
+        token,
+        logger,
+        logLevel: 'debug',
+        maxRetries: 0,
+      });
       const refused = await published(() => client.channels.list());
       const accepted = await published(() =>
         client.withOptions({ baseUrl: accepting }).channels.list().withResponse(),
@@ -183,7 +213,8 @@ describe('a long token echoed in another spelling reaches no error, log line or 
       expect(text).toContain('rq-');
       for (const leak of [token, spelled, encodeURIComponent(token)]) expect(text).not.toContain(leak);
       // what is left of a base64 spelling is at most the characters next to the token's own
-      if (how.startsWith('base64')) expect(text).not.toContain(spelled.slice(tokenAt(how), tokenAt(how) + 12));
+      if (how.startsWith('base64'))
+        expect(text).not.toContain(spelled.slice(tokenAt(how), tokenAt(how) + 12));
     });
   }
 });
