@@ -74,7 +74,7 @@ export class CredentialSource {
     if (this.#warnedShort) return;
     this.#warnedShort = true;
     this.#warn(
-      `${this.#option} is shorter than ${MIN_SCRUBBED_LENGTH} characters: too short to be scrubbed from text (errors, logs and spans hide it only where a whole value equals it); use such a value in tests only`,
+      `${this.#option} is under ${MIN_SCRUBBED_LENGTH} characters: too short to scrub from text; use it in tests only`,
     );
   }
 

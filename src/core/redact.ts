@@ -29,7 +29,7 @@ interface Search {
  * A secret of {@link MIN_SCRUBBED_LENGTH} characters or more is replaced wherever it appears, in
  * any letter case, percent-encoded byte by byte, as HTML character references, and in base64 at
  * any offset (so `Bearer <token>` in base64 too). A shorter one only where a whole value is that
- * secret, spelled in any of those ways.
+ * secret (or `Bearer` and it), in any letter case.
  *
  * Each client owns one: the pattern costs more to build than a whole call's other work, so it is
  * built again only when the client's secrets change (a token function gave a new token).
@@ -70,93 +70,51 @@ export class Redactor {
 
 function buildSearch(key: string, secrets: string[]): Search {
   const long = secrets.filter((s) => s.length >= MIN_SCRUBBED_LENGTH);
+  const short = secrets.filter((s) => s.length < MIN_SCRUBBED_LENGTH).map((s) => s.toLowerCase());
   const spellings = [...new Set(long.flatMap(spellingsOf))].sort((a, b) => b.length - a.length);
-  const whole = new Set(
-    secrets.filter((s) => s.length < MIN_SCRUBBED_LENGTH).flatMap((s) => [s, `bearer ${s}`]),
-  );
   return {
     key,
     inText: spellings.length ? new RegExp(spellings.map(writtenAnyWay).join('|'), 'gi') : undefined,
-    whole: new Set([...whole].map((s) => s.toLowerCase())),
+    whole: new Set(short.flatMap((s) => [s, `bearer ${s}`])),
   };
 }
 
-/** A secret as it is, and the base64 of its bytes wherever they stand in the encoded data. */
+/**
+ * A secret as it is, and the base64 of it wherever it stands in the encoded data. Secrets are
+ * printable ASCII (a header carries nothing else), so a character is a byte.
+ */
 function spellingsOf(secret: string): string[] {
-  const bytes = new TextEncoder().encode(secret);
-  const cores = [0, 1, 2].map((offset) => base64Core(bytes, offset));
+  const cores = [0, 1, 2].map((offset) => base64Core(secret, offset));
   return [secret, ...cores, ...cores.map((core) => core.replace(/\+/g, '-').replace(/\//g, '_'))];
 }
 
 /**
- * The base64 characters that depend only on `bytes` when `offset` other bytes come before them
- * (and any after): what any base64 holding those bytes contains, `Bearer <token>` as well.
+ * The base64 characters that depend only on `secret` when `offset` other bytes come before it
+ * (and any after): what any base64 holding it contains, `Bearer <token>` as well.
  */
-function base64Core(bytes: Uint8Array, offset: number): string {
-  let binary = '\0'.repeat(offset);
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  const end = binary.length;
+function base64Core(secret: string, offset: number): string {
+  const end = offset + secret.length;
   const complete = 4 * Math.floor(end / 3) + (end % 3); // the last partial group's own characters
-  return btoa(binary).slice([0, 2, 3][offset], complete);
+  return btoa('\0'.repeat(offset) + secret).slice([0, 2, 3][offset], complete);
 }
-
-const NAMED: Record<string, string> = {
-  '&': 'amp',
-  '<': 'lt',
-  '>': 'gt',
-  '"': 'quot',
-  "'": 'apos',
-  '/': 'sol',
-  '=': 'equals',
-  '+': 'plus',
-};
 
 /**
  * A pattern of `spelling` however a service may echo each of its characters: as it is,
- * percent-encoded byte by byte, or as an HTML character reference (decimal, hex or named).
+ * percent-encoded, or as an HTML character reference (decimal or hex, and `&amp;`).
  */
 function writtenAnyWay(spelling: string): string {
   let pattern = '';
   for (const char of spelling) {
-    const code = char.codePointAt(0) as number;
-    let percent = '';
-    for (const byte of new TextEncoder().encode(char)) percent += `%${byte.toString(16).padStart(2, '0')}`;
-    const named = NAMED[char] ? `|&${NAMED[char]};` : '';
+    const code = char.charCodeAt(0);
+    const hex = code.toString(16);
     const plain = char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    pattern += `(?:${plain}|${percent}|&#0*${code};|&#x0*${code.toString(16)};${named})`;
+    pattern += `(?:${plain}|%${hex.padStart(2, '0')}|&#0*${code};|&#x0*${hex};${char === '&' ? '|&amp;' : ''})`;
   }
   return pattern;
 }
 
-/** Whether a whole value is a short secret (or `Bearer` and it), as it is or decoded. */
-function isWhole(value: string, whole: Set<string>): boolean {
-  if (value.length > 64) return false;
-  return decodings(value).some((v) => whole.has(v.trim().toLowerCase()));
-}
-
-/** A value as it is, with its HTML character references read, percent-decoded, and from base64. */
-function decodings(value: string): string[] {
-  const out = [
-    value,
-    value.replace(/&#(x?)([\da-f]{1,6});/gi, (_m, x, n) => character(parseInt(n, x ? 16 : 10))),
-  ];
-  for (const decode of [
-    decodeURIComponent,
-    (v: string) => atob(v.trim().replace(/-/g, '+').replace(/_/g, '/')),
-  ]) {
-    try {
-      out.push(decode(value));
-    } catch {
-      // not written that way
-    }
-  }
-  return out;
-}
-
-const character = (code: number): string => (code <= 0x10ffff ? String.fromCodePoint(code) : '');
-
 function scrubText(value: string, search: Search): string {
-  if (search.whole.size && isWhole(value, search.whole)) return REDACTED;
+  if (search.whole.size && search.whole.has(value.trim().toLowerCase())) return REDACTED;
   return search.inText ? value.replace(search.inText, REDACTED) : value;
 }
 

@@ -55,36 +55,22 @@ function env(name: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-/** A refusal of a base address; it never shows the address, which may hold a credential. */
-function urlError(option: string, message: string): GatewayValidationError {
-  return new GatewayValidationError([{ path: [option], message }], WHAT);
-}
-
 /**
- * An absolute address with neither credentials nor a query in it: fetch refuses to make a request
- * to `https://user:pass@host` (every call would fail as if the service never answered), the
- * service's paths go after the address (`?key=…/v2/messages` answers 404 to every call), and the
- * address is shown in errors and spans. Such an address is never echoed back.
+ * An absolute address with no credentials, query or fragment in it: fetch refuses to make a
+ * request to `https://user:pass@host` (every call would fail as if the service never answered),
+ * the API's paths go after the address (after `?key=…` every call answers 404), and the address is
+ * shown in errors and spans. The refusal never shows the address: it may hold a credential.
  */
-function checkUrl(value: unknown, option: string): string {
-  if (typeof value !== 'string') throw optionError([option], 'an absolute URL', value, WHAT);
-  if (/^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(value)) {
-    throw urlError(
-      option,
-      'must not hold a user name or password (user:password@): fetch cannot send to such an address; the credential goes in token or apiKey',
-    );
-  }
-  if (/[?#]/.test(value)) {
-    throw urlError(
-      option,
-      'must not hold a query (?…) or a fragment (#…): the paths of the API go after it, so every call would answer 404; a key goes in token, apiKey or headers',
-    );
-  }
+function checkUrl(value: string, option: string): string {
+  let message = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*@|[?#]/i.test(value)
+    ? 'must hold no user:password@, query (?…) or fragment (#…): a credential goes in token, apiKey or headers'
+    : undefined;
   try {
     new URL(value);
   } catch {
-    throw urlError(option, 'must be an absolute URL, such as https://gateway.example/api');
+    message ??= 'must be an absolute URL';
   }
+  if (message) throw new GatewayValidationError([{ path: [option], message }], WHAT);
   return value;
 }
 
@@ -97,16 +83,8 @@ function resolveCredential(options: ClientOptions, option: 'token' | 'apiKey', v
   if (!Object.hasOwn(options, option)) return env(variable);
   const value: unknown = options[option];
   if (typeof value === 'function' || (typeof value === 'string' && value !== '')) return value as Credential;
-  const got = value === '' ? 'an empty string' : value === undefined ? 'undefined' : typeof value;
-  throw new GatewayValidationError(
-    [
-      {
-        path: [option],
-        message: `must be a non-empty string or a function returning one, got ${got} (leave it out to use ${variable})`,
-      },
-    ],
-    WHAT,
-  );
+  const message = `must be a non-empty string or a function (leave it out to use ${variable})`;
+  throw new GatewayValidationError([{ path: [option], message }], WHAT);
 }
 
 function resolveLimiter(option: ClientOptions['rateLimit']): RateLimiterLike | undefined {
