@@ -72,7 +72,7 @@ export class HttpCore {
       ...spec.destination,
     });
     // What every error of the call says as `requestSent`, whichever step failed.
-    const progress: CallProgress = { sent: false };
+    const progress: CallProgress = { attempt: 0, sent: false };
     return traced(channels.request, where, async (trace: Traced | undefined) => {
       try {
         return ended(trace, await this.#call(spec, call, progress, trace));
@@ -96,15 +96,17 @@ export class HttpCore {
   ): Promise<WithResponse<unknown>> {
     const credentials = this.#credentials[spec.surface];
     let refreshed = false;
-    for (let retry = 0, attempt = 1; ; attempt++) {
+    let retry = 0;
+    for (;;) {
       // The credential first: a missing one fails before the call takes a slot of the limiter.
       // A token function is the user's code, awaited outside any attempt: the caller's abort ends
       // the wait for it (a string costs no listener).
       const token = await (call.signal && credentials.refreshable
         ? untilAborted(credentials.get(), call.signal)
         : credentials.get());
-      if (trace) trace.attempts = attempt;
-      const result = await this.#tracedAttempt(spec, token, call, attempt, progress);
+      progress.attempt++;
+      if (trace) trace.attempts = progress.attempt;
+      const result = await this.#tracedAttempt(spec, token, call, progress);
       if (result.ok) return result.answer;
 
       const status = result.failure.kind === 'status' ? result.failure.status : 0;
@@ -157,13 +159,8 @@ export class HttpCore {
   }
 
   /** One attempt, published on the attempt channel. */
-  #tracedAttempt(
-    spec: CallSpec,
-    token: string,
-    call: CallOptions,
-    n: number,
-    progress: CallProgress,
-  ): Promise<Attempt> {
+  #tracedAttempt(spec: CallSpec, token: string, call: CallOptions, progress: CallProgress): Promise<Attempt> {
+    const n = progress.attempt;
     const context = () => ({
       method: spec.method,
       path: safePath(spec.path),
@@ -172,7 +169,7 @@ export class HttpCore {
       attempt: n,
     });
     return traced(channels.attempt, context, async (at: Traced | undefined) =>
-      ended(at, await this.#attempt(spec, token, withTrace(call, at), n, progress)),
+      ended(at, await this.#attempt(spec, token, withTrace(call, at), progress)),
     );
   }
 
@@ -185,13 +182,7 @@ export class HttpCore {
    * and reading the body does not hold back the next waiter. Notes in `progress` whether the
    * request may have left: handed to fetch, and not refused before a connection was made.
    */
-  async #attempt(
-    spec: CallSpec,
-    token: string,
-    call: CallOptions,
-    n: number,
-    progress: CallProgress,
-  ): Promise<Attempt> {
+  async #attempt(spec: CallSpec, token: string, call: CallOptions, progress: CallProgress): Promise<Attempt> {
     let sentAt: number | undefined;
     let left = false;
     let attempt: Attempt;
@@ -221,7 +212,7 @@ export class HttpCore {
     if (left && (attempt.ok || !neverConnected(attempt.failure))) progress.sent = true;
     if (this.log.debugOn) {
       const ms = performance.now() - (sentAt ?? performance.now());
-      this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, ms)}`);
+      this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, progress.attempt, ms)}`);
     }
     return attempt;
   }
@@ -262,8 +253,9 @@ export class HttpCore {
   }
 }
 
-/** Whether any attempt of a call may have reached the service so far. */
+/** Where a call stands: its attempt under way, and whether any attempt may have reached the service. */
 interface CallProgress {
+  attempt: number;
   sent: boolean;
 }
 

@@ -4,29 +4,13 @@
 // `request_id` of an accepted send survives a failed record (a dropped connection, a failing
 // statement). On PGlite and a real PostgreSQL through pg and postgres.js, against the fake gateway.
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import type { GatewayError } from '../../src/core/errors.js';
-import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
-const params = (chat_id: string) =>
-  ({
-    channel_id: 'ch-1',
-    recipient: { chat_type: 'whatsapp', chat_id },
-    text: 'Your order has shipped',
-  }) as const;
-
-let gateway: FakeGateway;
-beforeAll(async () => {
-  gateway = await createFakeGateway({
-    stepMs: 1,
-    autoStatuses: false,
-    channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
-  });
-});
-afterAll(async () => gateway.close());
-const sends = () => gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages').length;
+const { gateway: fake, sends } = fakeGatewayForFile();
 
 for (const target of postgresTargets()) {
   describe(`store.outbox repeats only what never left, on ${target.name}`, () => {
@@ -51,18 +35,17 @@ for (const target of postgresTargets()) {
       });
       return { relay, reports, notSent: () => reports.filter((e) => /was not sent/.test(e.message)) };
     };
-    const withToken = () =>
-      new GatewayClient({ baseUrl: gateway.url, token: gateway.token, logLevel: 'off' });
+    const withToken = () => new GatewayClient({ baseUrl: fake().url, token: fake().token, logLevel: 'off' });
 
     it('a token function that throws once: the row goes back to pending, then is sent once', async () => {
       const before = sends();
       const id = await write('79001110001');
       let asked = 0;
       const client = new GatewayClient({
-        baseUrl: gateway.url,
+        baseUrl: fake().url,
         token: () => {
           if (++asked === 1) throw new Error('vault unreachable');
-          return gateway.token;
+          return fake().token;
         },
         logLevel: 'off',
       });
@@ -83,7 +66,7 @@ for (const target of postgresTargets()) {
         const before = sends();
         const ids = [await write('79001110002'), await write('79001110003'), await write('79001110004')];
         const { relay, reports, notSent } = relayOf(
-          new GatewayClient({ baseUrl: gateway.url, logLevel: 'off' }),
+          new GatewayClient({ baseUrl: fake().url, logLevel: 'off' }),
         );
         await until(() => notSent().length === 1);
         const first = performance.now();
@@ -112,8 +95,8 @@ for (const target of postgresTargets()) {
     it('the relay’s own time-out while the row waits in the rate limiter: pending, not unknown', async () => {
       const before = sends();
       const client = new GatewayClient({
-        baseUrl: gateway.url,
-        token: gateway.token,
+        baseUrl: fake().url,
+        token: fake().token,
         rateLimit: { requests: 1, intervalMs: 60_000 },
         logLevel: 'off',
       });

@@ -55,6 +55,17 @@ const failure = (promise: PromiseLike<unknown>) =>
     (error: unknown) => error as GatewayError,
   );
 
+/**
+ * A client whose rate limiter allows one start a minute, that start taken: its next call waits.
+ * `maxQueue` bounds how many may wait.
+ */
+async function heldClient(url: string, maxQueue?: number): Promise<GatewayClient> {
+  const rateLimit = { requests: 1, intervalMs: 60_000, ...(maxQueue && { maxQueue }) };
+  const client = new GatewayClient({ baseUrl: url, token: TOKEN, rateLimit, logLevel: 'off' });
+  await client.channels.list();
+  return client;
+}
+
 /** Resolves once `check` holds: the client's work runs on its own. */
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -116,13 +127,7 @@ describe('requestSent: false when nothing left this process', () => {
 
   it('the time runs out while the call waits for a full rate limiter', async () => {
     const { url, reached } = await service(json(200, { data: [] }));
-    const client = new GatewayClient({
-      baseUrl: url,
-      token: TOKEN,
-      rateLimit: { requests: 1, intervalMs: 60_000 },
-      logLevel: 'off',
-    });
-    await client.channels.list(); // takes the window's only slot
+    const client = await heldClient(url);
     const error = await failure(client.messages.send(message, { timeout: 100 }));
     expect(error).toBeInstanceOf(GatewayTimeoutError);
     expect(error).toMatchObject({ queued: true, requestSent: false });
@@ -131,13 +136,7 @@ describe('requestSent: false when nothing left this process', () => {
 
   it('the rate limiter refuses the call (its queue is full)', async () => {
     const { url } = await service(json(200, { data: [] }));
-    const client = new GatewayClient({
-      baseUrl: url,
-      token: TOKEN,
-      rateLimit: { requests: 1, intervalMs: 60_000, maxQueue: 1 },
-      logLevel: 'off',
-    });
-    await client.channels.list();
+    const client = await heldClient(url, 1);
     const controller = new AbortController();
     const waiting = client.channels.list({ signal: controller.signal }).catch(() => undefined);
     await until(() => client.pendingRequests === 1);
@@ -150,13 +149,7 @@ describe('requestSent: false when nothing left this process', () => {
 
   it('the caller aborts while the call waits for the rate limiter', async () => {
     const { url, reached } = await service(json(200, { data: [] }));
-    const client = new GatewayClient({
-      baseUrl: url,
-      token: TOKEN,
-      rateLimit: { requests: 1, intervalMs: 60_000 },
-      logLevel: 'off',
-    });
-    await client.channels.list();
+    const client = await heldClient(url);
     const controller = new AbortController();
     const send = failure(client.messages.send(message, { signal: controller.signal }));
     await until(() => client.pendingRequests === 1);
@@ -244,13 +237,7 @@ describe('channels.connect says whether the channel may have been created', () =
 
   it('aborted while its create waits for the rate limiter: requestSent false, no channel created', async () => {
     const { url, reached } = await service(json(200, { data: [] }));
-    const client = new GatewayClient({
-      baseUrl: url,
-      token: TOKEN,
-      rateLimit: { requests: 1, intervalMs: 60_000 },
-      logLevel: 'off',
-    });
-    await client.channels.list();
+    const client = await heldClient(url);
     const controller = new AbortController();
     const connection = client.channels.connect(
       { transport: 'telegram', credentials: { telegram_token: 'bot-token-1' } },
