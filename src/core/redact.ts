@@ -71,6 +71,7 @@ export class Redactor {
 function buildSearch(key: string, secrets: string[]): Search {
   const long = secrets.filter((s) => s.length >= MIN_SCRUBBED_LENGTH);
   const short = secrets.filter((s) => s.length < MIN_SCRUBBED_LENGTH).map((s) => s.toLowerCase());
+  // Longest first, so a spelling holding another is replaced whole.
   const spellings = [...new Set(long.flatMap(spellingsOf))].sort((a, b) => b.length - a.length);
   return {
     key,
