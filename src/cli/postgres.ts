@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { tablesOf } from '../postgres/schema.js';
 import { postgresStore } from '../postgres/store.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { parseOptions } from './options.js';
 
 /** A pg Pool on `url`, from the user's own `pg` (an optional peer): the bin bundles no driver. */
 async function openPool(url: string): Promise<{ db: object; end(): Promise<void> }> {
@@ -16,13 +16,16 @@ async function openPool(url: string): Promise<{ db: object; end(): Promise<void>
   return { db: pool, end: () => pool.end() };
 }
 
+/** The options of `postgres`. */
+export const POSTGRES_OPTIONS = {
+  url: { type: 'string' },
+  schema: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 /** `messaging-gateway postgres migrate [--url URL] [--schema S] [--json]`. */
 export async function postgres(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { url: { type: 'string' }, schema: { type: 'string' }, json: { type: 'boolean' } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseOptions(args, POSTGRES_OPTIONS);
   if (positionals[0] !== 'migrate' || positionals.length > 1)
     throw new UsageError('the command is: postgres migrate');
   const url = values.url ?? process.env.DATABASE_URL;

@@ -10,7 +10,7 @@ import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 import { freePort, listen } from '../support/servers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -37,7 +37,7 @@ async function receiver() {
 
 const delivery = (seed: string) => JSON.stringify(buildWebhook('message.add', {}, { seed }));
 
-describe('replay reads only bounded regular files', () => {
+describe('replay reads only bounded regular files', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('does not wait on a hostile Content-Length in a sidecar: the delivery is sent and answered', async () => {
     const dir = folder();
     writeFileSync(join(dir, '0001-message.add.json'), delivery('a'));
@@ -97,7 +97,7 @@ describe('replay reads only bounded regular files', () => {
   });
 });
 
-describe('replay --new-keys', () => {
+describe('replay --new-keys', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('a receiver that already took the deliveries answers duplicate; with --new-keys it takes them again', async () => {
     const dir = folder();
     writeFileSync(join(dir, '0001-message.add.json'), delivery('e'));
@@ -114,7 +114,7 @@ describe('replay --new-keys', () => {
   });
 });
 
-describe('a receiver that cannot be reached', () => {
+describe('a receiver that cannot be reached', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const command of ['trigger', 'replay'] as const) {
     it(`${command} --json prints one JSON document with the error; the text names the real cause`, async () => {
       const port = await freePort();
@@ -141,7 +141,7 @@ describe('a receiver that cannot be reached', () => {
   }
 });
 
-describe('send with both --text and --file', () => {
+describe('send with both --text and --file', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('says they are exclusive, exit 2', async () => {
     const args = 'send --channel c --to whatsapp:79001234567 --text Hi --file https://x.test/a.pdf';
     const run = await runBin(args.split(' '));

@@ -65,6 +65,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   #started = false;
   #channelId: string | undefined;
   #passwordAsked = false;
+  /** The last step yielded, and whether a password was accepted since: what a time-out reports. */
+  #lastStep: ConnectStep['kind'] | undefined;
+  #passwordSent = false;
 
   /**
    * @internal made by `channels.connect`
@@ -104,6 +107,7 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
         { two_factor_code: code, transport },
         { signal: this.#stop.signal },
       );
+      this.#passwordSent = true;
     } catch (error) {
       this.#passwordAsked = false;
       throw error;
@@ -175,7 +179,22 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   /** A step, unless the flow was stopped: after an abort or a time-out the next thing is the rejection. */
   #live(step: ConnectStep): ConnectStep {
     this.#stop.signal.throwIfAborted();
+    this.#lastStep = step.kind;
+    if (step.kind === 'password') this.#passwordSent = false;
     return step;
+  }
+
+  /** The time-out's sentence: what the flow was waiting for when the time ran out, and its last step. */
+  #timeoutMessage(timeoutMs: number): string {
+    const channelId = this.#channelId;
+    if (channelId === undefined)
+      return `channels.connect: no channel created within ${timeoutMs} ms (the service did not answer the create)`;
+    const last = this.#lastStep ?? 'created';
+    const waiting =
+      last === 'password' && this.#passwordSent
+        ? 'the channel to become active after the password'
+        : WAITING[last];
+    return `channels.connect: channel ${channelId} not active within ${timeoutMs} ms: waiting for ${waiting} (last step: ${last})`;
   }
 
   /**
@@ -189,7 +208,11 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       this.#channelId === undefined
         ? { method: 'POST', url: this.#urlOf('/v2/channels') }
         : { method: 'GET', url: this.#urlOf(`/v2/channels/${encodeURIComponent(this.#channelId)}`) };
-    const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
+    const timeOut = () =>
+      stop.abort(
+        new GatewayTimeoutError({ ...where(), timeoutMs, message: this.#timeoutMessage(timeoutMs) }),
+      );
+    const timer = setTimeout(timeOut, timeoutMs);
     const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
     if (signal?.aborted) abort(signal.reason);
     const cancelAbort = signal && !signal.aborted ? onAbort(signal, abort) : undefined;
@@ -263,6 +286,16 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     return { signal: this.#stop.signal };
   }
 }
+
+/** What the flow waits for after each step, as a time-out says it. */
+const WAITING: Record<ConnectStep['kind'], string> = {
+  created: 'its first QR code or its status (a bot becomes active by itself)',
+  qr: 'the QR code to be scanned',
+  'pairing-code': 'the pairing code to be typed in the app',
+  url: 'the connection address to be opened',
+  password: 'the two-factor password (submit2fa)',
+  active: 'nothing',
+};
 
 /** Shortest `pollIntervalMs`: `channels.get` read more often than this would eat the rate limit. */
 const MIN_POLL_MS = 1000;
