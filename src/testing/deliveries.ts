@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sleep } from '../internal/sleep.js';
 import { crmRequestOf, judgeReply, type ReplyVerdict } from './crm-replies.js';
-import { type NoTurn, ReceiverQueues } from './receiver-queues.js';
+import { type NoTurn, now, ReceiverQueues } from './receiver-queues.js';
 import type { FakeState, FakeV3Settings } from './state.js';
 
 /**
@@ -113,7 +113,8 @@ export class Deliverer {
   readonly #timeoutMs: number;
   readonly #queues = new ReceiverQueues();
   readonly #pending = new Set<Promise<unknown>>();
-  #abort = new AbortController();
+  /** Aborted by close, for good: what is in flight is cut, and nothing starts after. */
+  readonly #abort = new AbortController();
   /** Raised by reset and close: life cycles started before stop at their next step. */
   epoch = 0;
 
@@ -177,7 +178,7 @@ export class Deliverer {
   async step(epoch: number): Promise<boolean> {
     // close() ends the wait at once: a long stepMs must not hold close() for a step.
     await sleep(this.stepMs, this.#abort.signal).catch(() => {});
-    return epoch === this.epoch;
+    return epoch === this.epoch && !this.#abort.signal.aborted;
   }
 
   /** Forgets the record and stops life cycles in progress. */
@@ -186,11 +187,13 @@ export class Deliverer {
     this.records.length = 0;
   }
 
-  /** Stops life cycles and abandons deliveries in flight and waiting (close). */
+  /**
+   * Stops life cycles and abandons deliveries in flight and waiting (close); a delivery asked for
+   * later (a repeat, or one a request made while the fake closes) is abandoned unsent.
+   */
   stop(): void {
     this.epoch++;
     this.#abort.abort();
-    this.#abort = new AbortController();
     this.#queues.close();
   }
 
@@ -222,7 +225,7 @@ export class Deliverer {
    * Its text is made only once it has a turn: a line of waiting deliveries holds no copy of a body.
    */
   async #post(record: DeliveryRecord): Promise<number> {
-    const deadline = Date.now() + this.#timeoutMs;
+    const deadline = now() + this.#timeoutMs;
     const turn = await this.#queues.turn(record.url, deadline);
     if (typeof turn === 'string') return this.#settle(record, { status: 0, text: '', failure: turn });
     const v3 = record.api === 'v3';
@@ -263,7 +266,8 @@ export class Deliverer {
     deadline: number,
   ): Promise<{ status: number; text: string; failure?: DeliveryFailure }> {
     const closed = this.#abort.signal;
-    const signal = AbortSignal.any([closed, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
+    const left = Math.min(this.#timeoutMs, Math.max(0, Math.ceil(deadline - now())));
+    const signal = AbortSignal.any([closed, AbortSignal.timeout(left)]);
     try {
       const res = await fetch(url, { method: 'POST', ...request, signal });
       return { status: res.status, text: await readBounded(res, MAX_ANSWER_BYTES) };
