@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sleep } from '../internal/sleep.js';
 import { crmRequestOf, judgeReply, type ReplyVerdict } from './crm-replies.js';
+import { type Answer, exchange } from './receiver-answers.js';
 import { type NoTurn, now, ReceiverQueues } from './receiver-queues.js';
 import type { FakeState, FakeV3Settings } from './state.js';
 
@@ -63,60 +64,8 @@ export interface DeliveryOptions {
   onDelivery?: (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }) => void;
 }
 
-/** How much of a receiver's answer the fake reads; the rest is dropped (an endless answer ends here). */
-const MAX_ANSWER_BYTES = 64 * 1024;
 /** How much of an answer's text a record keeps. */
 const KEPT_ANSWER_CHARS = 2048;
-
-/** Why an answer's body came short of its end, as the verdict on a CRM reply says it. */
-const UNFINISHED = {
-  over: `the answer is over ${MAX_ANSWER_BYTES / 1024} KiB, more than the fake reads`,
-  timedOut: 'the answer did not end within the reply time-out',
-  connection: 'the connection was cut before the answer ended',
-  closed: 'the fake closed before the answer ended',
-} as const;
-
-/** What came of a POST: the answer's status and text, or why none came (`status` 0). */
-interface Answer {
-  status: number;
-  text: string;
-  failure?: DeliveryFailure;
-  /** Why the answer's body came short of its end, in words (see UNFINISHED). */
-  unfinished?: string;
-}
-
-/**
- * Reads up to `maxBytes` of an answer's body as text, then stops reading it; what came before an
- * error (the time-out, a reset) is kept. `end` says whether the body came whole, was longer than
- * `maxBytes`, or was cut by an error.
- */
-async function readBounded(
-  res: Response,
-  maxBytes: number,
-): Promise<{ text: string; end: 'whole' | 'over' | 'cut' }> {
-  if (!res.body) return { text: '', end: 'whole' };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let end: 'whole' | 'over' | 'cut' = 'over';
-  try {
-    // one chunk past maxBytes tells a body of exactly maxBytes from a longer one
-    while (size <= maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) {
-        end = 'whole';
-        break;
-      }
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    end = 'cut'; // the answer ends where the error cut it
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), end };
-}
 
 /** The v3 switch that lets each property of a v3 body through. */
 const V3_SWITCH: Record<string, keyof FakeV3Settings['subscriptions']> = {
@@ -261,7 +210,8 @@ export class Deliverer {
       ...(v3 && this.#crmKey && { authorization: `Bearer ${this.#crmKey}` }),
     };
     const sent = { headers, body: JSON.stringify(record.body) };
-    const answer = await this.#exchange(record.url, sent, deadline).finally(() => turn.end());
+    const left = Math.min(this.#timeoutMs, Math.max(0, Math.ceil(deadline - now())));
+    const answer = await exchange(record.url, sent, this.#abort.signal, left).finally(() => turn.end());
     this.#settle(record, answer);
     try {
       this.#onDelivery?.(record, sent);
@@ -272,7 +222,7 @@ export class Deliverer {
   }
 
   /** Records a delivery's answer, or why none came, and the verdict on a CRM reply. */
-  #settle(record: DeliveryRecord, answer: Answer): number {
+  #settle(record: DeliveryRecord, answer: Omit<Answer, 'failure'> & { failure?: DeliveryFailure }): number {
     record.status = answer.status;
     if (answer.status !== 0) record.answer = answer.text.slice(0, KEPT_ANSWER_CHARS);
     if (answer.failure) record.failure = answer.failure;
@@ -280,27 +230,5 @@ export class Deliverer {
     if (request) record.reply = judgeReply(request, answer);
     this.#state.changed();
     return answer.status;
-  }
-
-  /** One POST, cut at `deadline`: the answer's status and text, or why none came. */
-  async #exchange(
-    url: string,
-    request: { headers: Record<string, string>; body: string },
-    deadline: number,
-  ): Promise<Answer> {
-    const closed = this.#abort.signal;
-    const left = Math.min(this.#timeoutMs, Math.max(0, Math.ceil(deadline - now())));
-    const signal = AbortSignal.any([closed, AbortSignal.timeout(left)]);
-    /** Why the exchange stopped short: the fake closed, the time-out, or the connection. */
-    const cut = () => (closed.aborted ? 'closed' : signal.aborted ? 'timedOut' : 'connection');
-    try {
-      const res = await fetch(url, { method: 'POST', ...request, signal });
-      const { text, end } = await readBounded(res, MAX_ANSWER_BYTES);
-      if (end === 'whole') return { status: res.status, text };
-      return { status: res.status, text, unfinished: UNFINISHED[end === 'over' ? 'over' : cut()] };
-    } catch {
-      // spec: the service's retry policy is not shown, so nothing is retried
-      return { status: 0, text: '', failure: cut() };
-    }
   }
 }

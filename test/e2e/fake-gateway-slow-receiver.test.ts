@@ -218,7 +218,9 @@ describe('many receivers that never answer', () => {
       for (const r of receivers) await subscribe(`${r.url}/hooks`, 'channel.create');
       const events = inFlight + waiting + 1;
       void Promise.all(deliverMany(events));
-      await expect.poll(() => failed('dropped'), { timeout: 10_000 }).toBe(n * events - inFlightInAll - waitingInAll);
+      await expect
+        .poll(() => failed('dropped'), { timeout: 10_000 })
+        .toBe(n * events - inFlightInAll - waitingInAll);
       await expect.poll(open, { timeout: 10_000 }).toBe(inFlightInAll);
       expect(held()).toBe(inFlightInAll + waitingInAll);
     } finally {

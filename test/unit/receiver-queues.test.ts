@@ -1,7 +1,12 @@
 // The turns the fake gives its deliveries, receiver by receiver and in all: bounded however many
 // receivers hold their deliveries unanswered, and shared fairly between them.
 import { describe, expect, it } from 'vitest';
-import { type NoTurn, RECEIVER_LIMITS, ReceiverQueues, type Turn } from '../../src/testing/receiver-queues.js';
+import {
+  type NoTurn,
+  RECEIVER_LIMITS,
+  ReceiverQueues,
+  type Turn,
+} from '../../src/testing/receiver-queues.js';
 
 const { inFlight, waiting, inFlightInAll, waitingInAll } = RECEIVER_LIMITS;
 const receiver = (i: number) => `http://127.0.0.1:${10_000 + i}/hooks`;
