@@ -47,14 +47,18 @@ export function v3ErrorCode(reason: string | null, body: Record<string, unknown>
 const DISABLED_STATES: Record<string, string> = {
   not_enough_money: 'notEnoughMoney',
   unauthorized: 'unauthorized',
+  // another phone scanned the QR: the channel is not authorized by its own number, and the remedy
+  // is v3 unauthorized's, "authorize again" (v3 disabled is "not in the subscription, or during
+  // maintenance", neither of which it is)
+  foreignphone: 'unauthorized',
   openelsewhere: 'openElsewhere',
 };
 
 /**
  * The v3 state of a channel in v2 `status` / `reason`, or undefined when v3 has none (a channel
  * starting, but for its QR): `active`; `qr` while a QR waits for a scan; for a disabled channel
- * the state of its reason, else `disabled`, the v3 state of a channel that is off (no reason, and
- * blocked, rejected, foreignphone, qridle, whose meanings v3 has no state for).
+ * the state of its reason (foreignphone: `unauthorized`), else `disabled`, the v3 state of a
+ * channel that is off (no reason, and blocked, rejected, qridle, whose meanings v3 has no state for).
  */
 export function v3ChannelState(status: FakeChannel['status'], reason: string | null): string | undefined {
   if (status === 'active') return 'active';
