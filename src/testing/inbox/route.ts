@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAILURE_REASONS } from '../../schemas/reasons.js';
+import { SecretMatcher } from '../../webhooks/receive/secret-matcher.js';
 import { json, readJson } from '../http-utils.js';
 import type { FakeGatewaySimulate } from '../simulate.js';
 import { ACTIONS, ActionError } from './actions.js';
@@ -59,6 +60,7 @@ export interface InboxSources {
 export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
   // Per gateway: only a page served by this fake (same origin) can read it and send actions.
   const pageToken = randomUUID();
+  const token = new SecretMatcher(pageToken); // compared in constant time
   // The failure reasons offered are the spec's own list (the one the status action accepts).
   const page = INBOX_FILES['index.html']
     .replace('{{PAGE_TOKEN}}', pageToken)
@@ -89,7 +91,7 @@ export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
     if (pathname !== '/' && !pathname.startsWith(INBOX_PREFIX)) return false;
     const name = pathname.slice(INBOX_PREFIX.length);
     const isAction = req.method === 'POST';
-    const refused = refusal(req, port(), pageToken, isAction);
+    const refused = refusal(req, port(), token, isAction);
     if (refused) {
       json(res, 403, { error: refused });
       return true;
@@ -104,7 +106,7 @@ export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
     else if (name === 'events' && head) json(res, 405, { error: 'GET: an event stream' });
     else if (name !== 'events' && !LOG_LINE.test(name)) json(res, 404, { error: 'not found' });
     // the page's data (texts, bodies, answers) goes only to the page that holds the token
-    else if (url.searchParams.get('t') !== pageToken)
+    else if (!token.matches(url.searchParams.get('t')))
       json(res, 403, { error: 'the page token is missing or wrong' });
     else if (name === 'events') live.listen(res);
     else {
