@@ -49,10 +49,13 @@ function file(res: ServerResponse, name: Asset, text: string): void {
 
 /** What the inbox page reads of the fake. */
 export interface InboxSources {
+  /** What the page's buttons do (as the customer, or the service). */
   simulate: FakeGatewaySimulate;
+  /** The page's event stream of what changed. */
   live: LiveUpdates;
   /** The delivery of an opened log line, while the fake holds it. */
   detail: (lineId: number) => DeliveryDetail | undefined;
+  /** The fake's port, once it listens (the Host and Origin the page must send). */
   port: () => number;
 }
 
