@@ -16,7 +16,7 @@ const ERROR_CODES: Record<string, string> = {
   // file too large or type unsupported: TOO_BIG_CONTENT for a file over 50 MB (see v3ErrorCode)
   bad_content: 'WRONG_CONTENT',
   canceled: 'MESSAGE_CANCELLED',
-  // wapi: cannot write first, outside the 24-hour window
+  // wapi: the daily limit of 24-hour conversation sessions is spent, so it cannot write first
   over_24_hour_limit: '24_HOURS_EXCEEDED',
   // instagram: cannot write first, outside the 7-day window
   messages_not_text_first: '7_DAYS_EXCEEDED',
