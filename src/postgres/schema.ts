@@ -51,7 +51,7 @@ export function statementsOf(sql: string, schema: string): string[] {
  */
 export function migrate(db: Database, tables: Tables): Promise<string[]> {
   return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1)) AS locked', [
+    await tx.query('SELECT true AS locked FROM pg_advisory_xact_lock(hashtext($1))', [
       `mgsdk-migrate:${tables.schema}`,
     ]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS "${tables.schema}"`);
