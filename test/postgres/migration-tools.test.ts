@@ -41,7 +41,8 @@ describe.skipIf(!server)('the shipped SQL in your own migration tool', () => {
   /** A new empty database on the server; its URL. */
   async function emptyDatabase(name: string): Promise<string> {
     await admin.query(`CREATE DATABASE ${name}`);
-    return (server?.url() as string).replace(/\/postgres$/, `/${name}`);
+    const url = server?.url() ?? '';
+    return url.replace(/\/postgres$/, `/${name}`);
   }
 
   /** The store's tables in `schema` exist, and `migrate()` on them succeeds; what it applied. */
