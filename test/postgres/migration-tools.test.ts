@@ -146,6 +146,28 @@ describe.skipIf(!server)('the shipped SQL in your own migration tool', () => {
     expect(await tablesThere(url)).toHaveLength(FILES.length);
   });
 
+  it("Kysely: store.migrationSql() through sql.raw in a migration of Kysely's Migrator", async () => {
+    const url = await emptyDatabase('tool_kysely');
+    const { Kysely, PostgresDialect, sql } = await import('kysely');
+    const { Migrator } = await import('kysely/migration');
+    const db = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }),
+    });
+    try {
+      const up = async (k: typeof db) => void (await sql.raw(postgresStore(k).migrationSql()).execute(k));
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async () => ({ messaging_gateway: { up } }) },
+      });
+      const { error, results } = await migrator.migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results?.map((r) => r.status)).toEqual(['Success']);
+    } finally {
+      await db.destroy();
+    }
+    expect(await tablesThere(url)).toEqual([]); // recorded: migrate() finds nothing to do
+  });
+
   it('store.migrationSql({ schema }) runs as one script; migrate() then finds nothing to do', async () => {
     const url = await emptyDatabase('tool_whole');
     const client = new pg.Client({ connectionString: url });
