@@ -52,8 +52,8 @@ function drizzleSql(): Promise<DrizzleSql> {
 
 /** `text` with `$1`-style parameters as Drizzle SQL: the text between them raw, each value a parameter. */
 async function toSql(text: string, params: readonly unknown[]): Promise<unknown> {
-  if (params.length === 0) return text; // `execute` takes plain SQL as a string
   const sql = await drizzleSql();
+  if (params.length === 0) return sql.raw(text);
   const chunks: unknown[] = [];
   let from = 0;
   for (const match of text.matchAll(/\$(\d+)/g)) {
