@@ -5,14 +5,13 @@
 // promised in the order's own `db.transaction` and sent after the commit. With node-postgres or
 // postgres.js it is the same code on `drizzle({ client: pool })` or `drizzle({ client: sql })`.
 // `npx tsx examples/drizzle-crm.ts`.
-import { createServer } from 'node:http';
 import { PGlite } from '@electric-sql/pglite';
 import { count, eq } from 'drizzle-orm';
 import { boolean, pgTable, serial, text } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/pglite';
-import { createNodeMiddleware, DeliveryTracker, GatewayClient, WebhookHandler } from 'messaging-gateway-sdk';
+import { WebhookHandler } from 'messaging-gateway-sdk';
 import { postgresStore } from 'messaging-gateway-sdk/postgres';
-import { buildWebhook, createFakeGateway } from 'messaging-gateway-sdk/testing';
+import { runCrmScenes } from './crm-scenes.js';
 
 const contacts = pgTable('contacts', { id: serial().primaryKey(), name: text().notNull() });
 const orders = pgTable('orders', { id: text().primaryKey(), shipped: boolean().notNull().default(false) });
@@ -52,55 +51,16 @@ hooks.on('message.add', async ({ data }, context) => {
       .values({ chatId: m.chat_id ?? '', text: m.text ?? '' });
   }
 });
-const tracker = new DeliveryTracker({ store: store.deliveries }).attach(hooks);
-
-const server = createServer(createNodeMiddleware(hooks)).listen(0, '127.0.0.1');
-await new Promise((resolve) => server.once('listening', resolve));
-const { port } = server.address() as { port: number };
-const gateway = await createFakeGateway({
-  stepMs: 50,
-  channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+await runCrmScenes({
+  store,
+  hooks,
+  // The order ships: its message is promised in the order's own transaction.
+  shipOrder: (message) =>
+    db.transaction(async (tx) => {
+      await tx.update(orders).set({ shipped: true }).where(eq(orders.id, 'o-1'));
+      return store.outbox.send(tx, message);
+    }),
+  contacts: async () => (await db.select({ n: count() }).from(contacts))[0]?.n ?? 0,
+  messages: async () => (await db.select({ text: crmMessages.text }).from(crmMessages)).map((m) => m.text),
 });
-const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
-await client.webhooks.ensure(`http://127.0.0.1:${port}/hooks?secret=demo-secret`, [
-  'message.add',
-  'message.status_update',
-  'crm_entities.contact_add',
-]);
-const worker = store.inbox.work(hooks, { concurrency: 2 });
-const relay = store.outbox.relay(client);
-
-// A CRM request, delivered twice (the service's retry): one contact.
-const contactAdd = buildWebhook('crm_entities.contact_add', { data: [{ name: 'Ann' }] });
-await gateway.simulate.deliver(contactAdd);
-await gateway.simulate.deliver(contactAdd);
-console.log('contacts:', (await db.select({ n: count() }).from(contacts))[0]?.n);
-
-// A customer writes: stored before the 200, saved by the worker.
-await gateway.simulate.inbound({ channel_id: 'ch-1', chat_id: '79001234567', text: 'Where is my order?' });
-
-// The order ships: its message is promised in the order's own transaction.
-const rowId = await db.transaction(async (tx) => {
-  await tx.update(orders).set({ shipped: true }).where(eq(orders.id, 'o-1'));
-  return store.outbox.send(tx, {
-    channel_id: 'ch-1',
-    recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
-    text: 'Your order has shipped',
-  });
-});
-for (let i = 0; i < 100 && (await store.outbox.get(rowId))?.status !== 'read'; i++) {
-  await new Promise((resolve) => setTimeout(resolve, 100));
-}
-console.log('outbox row', rowId, (await store.outbox.get(rowId))?.status);
-const saved = await db.select({ text: crmMessages.text }).from(crmMessages);
-console.log(
-  'messages saved by the worker:',
-  saved.map((m) => m.text),
-);
-
-await Promise.all([worker.stop(), relay.stop()]);
-tracker.detach();
-await store.deliveries.close();
-await gateway.close();
-server.close();
 await pglite.close();

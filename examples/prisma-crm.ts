@@ -7,11 +7,10 @@
 // `npm run prisma:generate` generates the client of examples/prisma/schema.prisma (offline), then
 // `DATABASE_URL=postgres://… npx tsx examples/prisma-crm.ts` (`npm run examples` starts a private
 // PostgreSQL for it when one is installed and DATABASE_URL is not set).
-import { createServer } from 'node:http';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { createNodeMiddleware, DeliveryTracker, GatewayClient, WebhookHandler } from 'messaging-gateway-sdk';
+import { WebhookHandler } from 'messaging-gateway-sdk';
 import { postgresStore } from 'messaging-gateway-sdk/postgres';
-import { buildWebhook, createFakeGateway } from 'messaging-gateway-sdk/testing';
+import { runCrmScenes } from './crm-scenes.js';
 import { PrismaClient } from './prisma/generated/client.js';
 
 const url = process.env.DATABASE_URL;
@@ -50,55 +49,16 @@ hooks.on('message.add', async ({ data }, context) => {
     await store.tx(context).crmMessage.create({ data: { chatId: m.chat_id ?? '', text: m.text ?? '' } });
   }
 });
-const tracker = new DeliveryTracker({ store: store.deliveries }).attach(hooks);
-
-const server = createServer(createNodeMiddleware(hooks)).listen(0, '127.0.0.1');
-await new Promise((resolve) => server.once('listening', resolve));
-const { port } = server.address() as { port: number };
-const gateway = await createFakeGateway({
-  stepMs: 50,
-  channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
+await runCrmScenes({
+  store,
+  hooks,
+  // The order ships: its message is promised in the order's own transaction.
+  shipOrder: (message) =>
+    prisma.$transaction(async (tx) => {
+      await tx.order.update({ where: { id: 'o-1' }, data: { shipped: true } });
+      return store.outbox.send(tx, message);
+    }),
+  contacts: () => prisma.contact.count(),
+  messages: async () => (await prisma.crmMessage.findMany({ select: { text: true } })).map((m) => m.text),
 });
-const client = new GatewayClient({ baseUrl: gateway.url, token: gateway.token });
-await client.webhooks.ensure(`http://127.0.0.1:${port}/hooks?secret=demo-secret`, [
-  'message.add',
-  'message.status_update',
-  'crm_entities.contact_add',
-]);
-const worker = store.inbox.work(hooks, { concurrency: 2 });
-const relay = store.outbox.relay(client);
-
-// A CRM request, delivered twice (the service's retry): one contact.
-const contactAdd = buildWebhook('crm_entities.contact_add', { data: [{ name: 'Ann' }] });
-await gateway.simulate.deliver(contactAdd);
-await gateway.simulate.deliver(contactAdd);
-console.log('contacts:', await prisma.contact.count());
-
-// A customer writes: stored before the 200, saved by the worker.
-await gateway.simulate.inbound({ channel_id: 'ch-1', chat_id: '79001234567', text: 'Where is my order?' });
-
-// The order ships: its message is promised in the order's own transaction.
-const rowId = await prisma.$transaction(async (tx) => {
-  await tx.order.update({ where: { id: 'o-1' }, data: { shipped: true } });
-  return store.outbox.send(tx, {
-    channel_id: 'ch-1',
-    recipient: { chat_type: 'whatsapp', chat_id: '79001234567' },
-    text: 'Your order has shipped',
-  });
-});
-for (let i = 0; i < 100 && (await store.outbox.get(rowId))?.status !== 'read'; i++) {
-  await new Promise((resolve) => setTimeout(resolve, 100));
-}
-console.log('outbox row', rowId, (await store.outbox.get(rowId))?.status);
-const saved = await prisma.crmMessage.findMany({ select: { text: true } });
-console.log(
-  'messages saved by the worker:',
-  saved.map((m) => m.text),
-);
-
-await Promise.all([worker.stop(), relay.stop()]);
-tracker.detach();
-await store.deliveries.close();
-await gateway.close();
-server.close();
 await prisma.$disconnect();

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { type PostgresServer, postgresBinDir, startPostgresServer } from '../test/support/postgres-server.js';
 import { generatePrismaClient } from './prisma-generate.js';
 
-const skip = new Set(['setup.ts']);
+const skip = new Set(['setup.ts', 'crm-scenes.ts']);
 /** The examples that need a real PostgreSQL (DATABASE_URL); the others bring PGlite or nothing. */
 const needDatabase = new Set(['prisma-crm.ts']);
 const only = process.argv.slice(2);

@@ -10,7 +10,6 @@ import { GatewayError } from '../../src/core/errors.js';
 import { driverOf } from '../../src/postgres/driver.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { fixture } from '../support/fixtures.js';
-import { HOOK_URL } from '../support/handler.js';
 import { type OrmTargetName, openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 import { messageAdd, post } from './inbox-suite.js';
 
@@ -64,16 +63,11 @@ const ORMS: Record<OrmTargetName, { insert: Build; transaction: Transaction }> =
   },
 };
 
+/** A contact_add (a CRM request) with the idempotency key `key`. */
 const contactAdd = (key: string) => {
-  const body = fixture('v2', 'crm_entities.contact_add') as { meta: { idempotency_key: string } };
-  return JSON.stringify({ ...body, meta: { ...body.meta, idempotency_key: key } });
+  const body = fixture('v2', 'crm_entities.contact_add') as { meta: object };
+  return { ...body, meta: { ...body.meta, idempotency_key: key } };
 };
-const postRaw = (body: string) => ({
-  method: 'POST',
-  url: HOOK_URL,
-  headers: { 'content-type': 'application/json' },
-  body,
-});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const targets = postgresTargets({ orms: true }).filter((t) => t.name in ORMS);
@@ -108,11 +102,11 @@ for (const target of targets) {
         if (calls === 1) throw new Error('CRM down');
         return { id: 'c-1', name: 'Ann' };
       });
-      expect((await hooks.handle(postRaw(contactAdd('k-1')))).status).toBe(500);
+      expect((await hooks.handle(post(contactAdd('k-1')))).status).toBe(500);
       expect(await names()).toEqual([]);
-      const retry = await hooks.handle(postRaw(contactAdd('k-1')));
+      const retry = await hooks.handle(post(contactAdd('k-1')));
       expect(retry.status).toBe(200);
-      expect((await hooks.handle(postRaw(contactAdd('k-1')))).body).toEqual(retry.body);
+      expect((await hooks.handle(post(contactAdd('k-1')))).body).toEqual(retry.body);
       expect(await names()).toEqual(['Ann 2']);
     });
 
