@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { fixture } from '../support/fixtures.js';
 import { HOOK_URL } from '../support/handler.js';
-import { onPGlite, openStore, postgresTargets, sqlOn } from '../support/postgres-targets.js';
+import { onPGlite, openStore, PGLITE_START_MS, postgresTargets, sqlOn } from '../support/postgres-targets.js';
 
 const contactAdd = (key: string) => {
   const body = fixture('v2', 'crm_entities.contact_add') as { meta: { idempotency_key: string } };
@@ -27,7 +27,7 @@ for (const target of postgresTargets({ orms: true })) {
       contacts = `"${opened.schema}".contacts`;
       await sqlOn(opened.db, `CREATE TABLE IF NOT EXISTS ${contacts} (id serial PRIMARY KEY, name text)`);
       await sqlOn(opened.db, `DELETE FROM ${contacts}`);
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
 
     const handler = () => {
@@ -135,7 +135,7 @@ for (const target of postgresTargets({ orms: true })) {
         secret: 'hook-secret',
         dedupe: opened.store.dedupe,
         dispatch: 'await',
-        replyTimeoutMs: 150,
+        replyTimeoutMs: 500, // room for the retry to open a connection of its own on a busy machine
       });
       hooks.on('error', () => {});
       hooks.respond('crm_entities.contact_add', async () => ({ id: 'c-6', name: 'Flo' }));
@@ -149,7 +149,7 @@ for (const target of postgresTargets({ orms: true })) {
       hooks.on('webhook', async () => {
         runs++;
         most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
         running--;
         finished();
       });

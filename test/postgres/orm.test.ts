@@ -10,7 +10,14 @@ import { GatewayError } from '../../src/core/errors.js';
 import { driverOf } from '../../src/postgres/driver.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { fixture } from '../support/fixtures.js';
-import { type OrmTargetName, openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import {
+  type OrmTargetName,
+  openStore,
+  PGLITE_START_MS,
+  postgresTargets,
+  sqlOn,
+  until,
+} from '../support/postgres-targets.js';
 import { messageAdd, post } from './inbox-suite.js';
 
 const contacts = pgTable('contacts', { id: serial().primaryKey(), name: text().notNull() });
@@ -84,7 +91,7 @@ for (const target of targets) {
         'CREATE TABLE IF NOT EXISTS contacts (id serial PRIMARY KEY, name text NOT NULL)',
       );
       await sqlOn(opened.db, 'DELETE FROM contacts');
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
     const names = async () =>
       (await sqlOn(opened.db, 'SELECT name FROM contacts ORDER BY id')).map((row) => row.name);

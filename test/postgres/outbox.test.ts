@@ -15,6 +15,7 @@ import {
   canListen,
   onPGlite,
   openStore,
+  PGLITE_START_MS,
   postgresTargets,
   sqlOn,
   until,
@@ -43,7 +44,7 @@ for (const target of postgresTargets({ orms: true })) {
     let opened: Awaited<ReturnType<typeof openStore>>;
     beforeEach(async () => {
       opened = await openStore(target);
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
     const client = () => new GatewayClient({ baseUrl: gateway.url, token: gateway.token, logLevel: 'off' });
     const outbox = () => opened.store.outbox;
@@ -153,7 +154,7 @@ for (const target of postgresTargets({ orms: true })) {
     let opened: Awaited<ReturnType<typeof openStore>>;
     beforeEach(async () => {
       opened = await openStore(target);
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
 
     it('keeps statuses moving forward, finds a message by its id, and a waitFor on another instance resolves', async () => {

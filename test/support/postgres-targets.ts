@@ -43,6 +43,12 @@ export function hasPostgresServer(): boolean {
   return false;
 }
 
+/**
+ * The time-out of a hook that opens a target: the file's PGlite starts in the first one (seconds,
+ * more on a busy machine). A safety net, not a budget.
+ */
+export const PGLITE_START_MS = 90_000;
+
 /** Whether `target` is one PGlite (one connection: transactions take turns, nothing is concurrent). */
 export const onPGlite = (target: PostgresTarget): boolean => target.name.includes('pglite');
 
