@@ -27,7 +27,7 @@ try {
     console.log(`\n── examples/${file}`);
     const run = spawnSync(process.execPath, ['--import', 'tsx', `examples/${file}`], {
       stdio: 'inherit',
-      timeout: 60_000,
+      timeout: 120_000, // a safety net: PGlite's start alone took 30 s on a busy machine
       env,
     });
     if (run.status !== 0) {

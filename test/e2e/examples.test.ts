@@ -7,7 +7,7 @@ import { hasPostgresServer } from '../support/postgres-targets.js';
 
 describe('examples/ run against the fake gateway when no credentials are set', () => {
   it('npm run examples: every example exits 0, and at GATEWAY_LOG=debug no log line holds a secret, a text or a full phone', {
-    timeout: 180_000,
+    timeout: 420_000, // a safety net: every example, two of them starting a PGlite, one a PostgreSQL
   }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgsdk-log-'));
     const logFile = join(dir, 'log.jsonl');
