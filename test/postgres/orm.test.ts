@@ -37,6 +37,18 @@ const drizzle = {
   transaction: ((db: Callable, fn) => db.transaction(fn)) as Transaction,
 };
 
+const kysely = {
+  insert: ((
+    tx: { insertInto(t: string): { values(v: object): { execute(): Promise<unknown> } } },
+    name: string,
+  ) => {
+    const insert = tx.insertInto('contacts').values({ name });
+    return () => insert.execute();
+  }) as Build,
+  transaction: ((db: { transaction(): { execute(fn: unknown): Promise<unknown> } }, fn) =>
+    db.transaction().execute(fn)) as Transaction,
+};
+
 /** Each ORM's own insert (its model or query builder) and its own transaction. */
 const ORMS: Record<OrmTargetName, { insert: Build; transaction: Transaction }> = {
   prisma: {
@@ -50,17 +62,8 @@ const ORMS: Record<OrmTargetName, { insert: Build; transaction: Transaction }> =
   'drizzle (pg)': drizzle,
   'drizzle (postgres.js)': drizzle,
   'drizzle (pglite)': drizzle,
-  kysely: {
-    insert: ((
-      tx: { insertInto(t: string): { values(v: object): { execute(): Promise<unknown> } } },
-      name: string,
-    ) => {
-      const insert = tx.insertInto('contacts').values({ name });
-      return () => insert.execute();
-    }) as Build,
-    transaction: ((db: { transaction(): { execute(fn: unknown): Promise<unknown> } }, fn) =>
-      db.transaction().execute(fn)) as Transaction,
-  },
+  kysely,
+  'kysely (pglite)': kysely,
   knex: {
     insert: ((tx: (table: string) => { insert(v: object): PromiseLike<unknown> }, name: string) => {
       const insert = tx('contacts').insert({ name });

@@ -1,7 +1,8 @@
 // The databases every PostgreSQL suite runs on: PGlite always; a real PostgreSQL through `pg`
 // and through postgres.js when a server is installed (a missing server skips those with one line,
 // and fails the run under REQUIRE_SYSTEM_TESTS=1). With `{ orms: true }`, the ORMs too: Drizzle
-// on PGlite, and Prisma, Drizzle (node-postgres and postgres.js), Kysely and Knex on the server.
+// and Kysely on PGlite, and Prisma, Drizzle (node-postgres and postgres.js), Kysely and Knex on
+// the server.
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgres from 'postgres';
@@ -20,6 +21,7 @@ export type OrmTargetName =
   | 'drizzle (postgres.js)'
   | 'drizzle (pglite)'
   | 'kysely'
+  | 'kysely (pglite)'
   | 'knex';
 
 /** One database to run a suite on. */
@@ -54,7 +56,7 @@ export const onPGlite = (target: PostgresTarget): boolean => target.name.include
 
 /** Whether `target`'s store can LISTEN (Prisma, Kysely and Knex expose no connection: it polls). */
 export const canListen = (target: PostgresTarget): boolean =>
-  !['prisma', 'kysely', 'knex'].includes(target.name);
+  !['prisma', 'kysely', 'knex'].some((orm) => target.name.startsWith(orm));
 
 /**
  * The targets of this test file: registers a private server for the file (started before its
@@ -73,7 +75,7 @@ export function postgresTargets(options: { orms?: boolean } = {}): PostgresTarge
     },
   };
   const bin = postgresBinDir();
-  const orms = options.orms ? [ormOnPGlite(pglite)] : [];
+  const orms = options.orms ? ormsOnPGlite(pglite) : [];
   if (!hasPostgresServer() || !bin) return [pglite, ...orms];
   let server: PostgresServer | undefined;
   beforeAll(async () => {
@@ -105,17 +107,33 @@ export function postgresTargets(options: { orms?: boolean } = {}): PostgresTarge
   ];
 }
 
-/** Drizzle on the file's PGlite. */
-function ormOnPGlite(pglite: PostgresTarget): PostgresTarget {
-  return {
-    name: 'drizzle (pglite)',
-    url: () => undefined,
-    async open() {
-      const { drizzle } = await import('drizzle-orm/pglite');
-      const { db } = await pglite.open();
-      return { db: drizzle(db as PGlite), close: async () => {} };
+/** Drizzle and Kysely on the file's PGlite (their own PGlite drivers; Prisma and Knex have none). */
+function ormsOnPGlite(pglite: PostgresTarget): PostgresTarget[] {
+  const url = () => undefined;
+  return [
+    {
+      name: 'drizzle (pglite)',
+      url,
+      async open() {
+        const { drizzle } = await import('drizzle-orm/pglite');
+        const { db } = await pglite.open();
+        return { db: drizzle(db as PGlite), close: async () => {} };
+      },
     },
-  };
+    {
+      name: 'kysely (pglite)',
+      url,
+      async open() {
+        const { Kysely, PGliteDialect } = await import('kysely');
+        const { db } = await pglite.open();
+        // Not destroyed after: Kysely's destroy() closes the PGlite, which the file's tests share.
+        return {
+          db: new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: db as PGlite }) }),
+          close: async () => {},
+        };
+      },
+    },
+  ];
 }
 
 /** A pg Pool for an ORM on the server, as the pg target opens one. */
