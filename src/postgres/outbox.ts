@@ -23,9 +23,11 @@ export interface OutboxRow {
   /** The row's id, as `send` returned it. */
   id: string;
   /**
-   * `pending` until the relay takes it, `sending` while it does, `unknown` when the relay stopped
-   * mid-send (it may or may not have been sent: it is never sent again on its own), then the
-   * message's statuses as they reach the handler: `accepted`, `sent`, `delivered`, `read`, `failed`.
+   * `pending` until the relay takes it (and again when its send never left this process: no
+   * token, the service out of reach, the rate limiter's wait, a 429), `sending` while it does,
+   * `unknown` when it may or may not have been sent (the relay stopped mid-send, or the request
+   * left and no answer came): it is never sent again on its own; then the message's statuses as
+   * they reach the handler: `accepted`, `sent`, `delivered`, `read`, `failed`.
    */
   status: OutboxStatus;
   /** The service's request id, once sent. */

@@ -7,6 +7,7 @@ import {
   GatewayTimeoutError,
 } from '../../core/errors.js';
 import type { RequestOptions } from '../../core/options.js';
+import { withRequestSent } from '../../core/request-sent.js';
 import { type ReportProblem, watchDecoded } from '../../internal/decoded-deliveries.js';
 import { onAbort, untilAborted } from '../../internal/on-abort.js';
 import type {
@@ -50,7 +51,8 @@ const statusOf = (channel: Channel): InboxItem => ({
  * steps; answer a `password` step with {@link ChannelConnection.submit2fa}. The iteration ends
  * after `active`, or rejects with ChannelConnectError (the channel failed: `reason`,
  * `channelId`), GatewayTimeoutError past `timeoutMs`, or GatewayAbortError when `signal`
- * aborts. A `break`, an abort or the end removes its webhook listener and stops its calls.
+ * aborts; the error's `requestSent` is false only when the channel's creation surely never
+ * reached the service (a retry then cannot create a second channel). A `break`, an abort or the end removes its webhook listener and stops its calls.
  */
 export class ChannelConnection implements AsyncIterable<ConnectStep> {
   readonly #calls: ChannelCalls;
@@ -92,7 +94,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
    */
   async submit2fa(code: string): Promise<void> {
     const channelId = this.#channelId;
-    if (channelId === undefined) throw new GatewayError('submit2fa: the channel is not created yet');
+    if (channelId === undefined) {
+      throw new GatewayError('submit2fa: the channel is not created yet', { requestSent: false });
+    }
     const transport = this.#params.transport as Submit2faParams['transport'];
     try {
       await this.#calls.submit2fa(
@@ -110,7 +114,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
 
   /** Starts the flow: creates the channel and yields its steps. A connection is iterated once. */
   [Symbol.asyncIterator](): AsyncIterator<ConnectStep> {
-    if (this.#started) throw new GatewayError('channels.connect: a connection is iterated once');
+    if (this.#started) {
+      throw new GatewayError('channels.connect: a connection is iterated once', { requestSent: false });
+    }
     this.#started = true;
     return this.#run();
   }
@@ -128,7 +134,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     // Every delivery as the handler decodes it, before its dispatch: a queue's too.
     const unwatch = watchDecoded(hooks, (webhook, report) => this.#hear(webhook as Webhook, report));
     try {
-      const [created] = await this.#guard(this.#calls.create(this.#params, { signal: stop.signal }));
+      // Not raced with the flow's signal: the call ends at once when it aborts, and its error says
+      // whether the create request may have left, which the flow's own error then says too.
+      const [created] = await this.#calls.create(this.#params, { signal: stop.signal });
       if (!created) throw new GatewayError('channels.connect: the create answer holds no channel');
       const channelId = created.channel_id;
       this.#channelId = channelId;
@@ -137,7 +145,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       if (typeof created.url === 'string') yield this.#live({ kind: 'url', channelId, url: created.url });
       yield* this.#steps(channelId);
     } catch (error) {
-      throw stop.signal.aborted ? stop.signal.reason : error;
+      if (!stop.signal.aborted) throw error;
+      const sent = this.#channelId !== undefined || !(error instanceof GatewayError) || error.requestSent;
+      throw withRequestSent(stop.signal.reason, sent);
     } finally {
       unwatch();
       disarm();
