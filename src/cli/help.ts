@@ -23,7 +23,8 @@ Commands for local development:
   trigger        POST a valid webhook delivery of one kind to your receiver
   replay         POST saved deliveries (e.g. from fake-gateway --record) to your receiver again
   decode         decode a webhook delivery (a file or standard input) and print it, or its issues
-  postgres       create or update the tables of messaging-gateway-sdk/postgres (postgres migrate)
+  postgres       create the tables of messaging-gateway-sdk/postgres (postgres migrate), or print
+                 their SQL for your migration tool (postgres sql)
 
 Other commands:
   completion     print a completion script for bash, zsh or fish
@@ -218,17 +219,27 @@ Examples:
   $ messaging-gateway replay 0003-message.add.json --to http://127.0.0.1:3000/hooks --set data.0.text=Hi`,
 
   postgres: `Usage: messaging-gateway postgres migrate [--url URL] [--schema S] [--json]
+       messaging-gateway postgres sql [--schema S] [--json]
 
-Creates or updates the tables of messaging-gateway-sdk/postgres in the database at URL (default:
-DATABASE_URL), through the pg driver (npm install pg), and prints what it applied. Running it
-again changes nothing. The same SQL is in the package (dist/postgres/sql/*.sql) for your own
-migration tool.
+migrate creates or updates the tables of messaging-gateway-sdk/postgres in the database at URL
+(default: DATABASE_URL), through the pg driver (npm install pg), and prints what it applied.
+Running it again changes nothing.
+
+sql prints the whole SQL of those tables for a schema, for your own migration tool (prisma
+migrate dev --create-only, drizzle-kit generate --custom, Knex, Flyway): each migration, creating
+the schema if missing, then the record of each, so migrate() afterwards finds nothing to do. It
+connects to no database. The files it is made of ship as dist/postgres/sql/*.sql, for the schema
+messaging_gateway.
 
 Options:
-  --url URL      the database (default: DATABASE_URL)
+  --url URL      migrate: the database (default: DATABASE_URL)
   --schema S     the schema of the tables (default: messaging_gateway)
-  --json         print { ok, schema, applied } as JSON
-  --help         show this help`,
+  --json         migrate: print { ok, schema, applied }; sql: print { ok, schema, sql }
+  --help         show this help
+
+Examples:
+  $ messaging-gateway postgres migrate --url postgres://localhost/crm
+  $ messaging-gateway postgres sql --schema crm_gateway > prisma/migrations/20260101000000_gateway/migration.sql`,
 
   completion: `Usage: messaging-gateway completion bash | zsh | fish
 
