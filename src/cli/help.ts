@@ -225,10 +225,10 @@ migrate creates or updates the tables of messaging-gateway-sdk/postgres in the d
 (default: DATABASE_URL), through the pg driver (npm install pg), and prints what it applied.
 Running it again changes nothing.
 
-sql prints the whole SQL of those tables for a schema, for your own migration tool (prisma
-migrate dev --create-only, drizzle-kit generate --custom, Knex, Flyway): each migration, creating
-the schema if missing, then the record of each, so migrate() afterwards finds nothing to do. It
-connects to no database. The files it is made of ship as dist/postgres/sql/*.sql, for the schema
+sql prints the whole SQL of those tables for a schema, for your own migration tool (an empty
+Prisma migration made with migrate dev's create-only flag, a drizzle-kit custom migration, Knex,
+Flyway): each migration, creating the schema if missing, then the record of each, so migrate()
+afterwards finds nothing to do. It connects to no database. The files it is made of ship as dist/postgres/sql/*.sql, for the schema
 messaging_gateway.
 
 Options:

@@ -54,7 +54,7 @@ describe.skipIf(!server)('messaging-gateway postgres migrate', () => {
       '--schema',
       'x"; drop',
     ]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('schema');
   });
 });
