@@ -4,8 +4,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DeliveryTracker, WebhookHandler } from 'messaging-gateway-sdk';
-import { isInbound } from 'messaging-gateway-sdk/webhooks';
 import { redisDedupeStore, redisDeliveryStore } from 'messaging-gateway-sdk/redis';
+import { isInbound } from 'messaging-gateway-sdk/webhooks';
 
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // BullMQ wants maxRetriesPerRequest: null on the connections it blocks on.

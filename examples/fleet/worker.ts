@@ -17,10 +17,9 @@ worker.on('failed', (job, error) =>
 // (default 10 s), then exit 1. A job left unfinished goes to another worker once its lock expires.
 const shutdownTimeoutMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000);
 process.once('SIGTERM', async () => {
-  const timedOut = new Promise<'timed out'>((resolve) =>
-    setTimeout(resolve, shutdownTimeoutMs, 'timed out'),
-  );
+  const timedOut = new Promise<'timed out'>((resolve) => setTimeout(resolve, shutdownTimeoutMs, 'timed out'));
   const outcome = await Promise.race([worker.close().then(() => 'closed' as const), timedOut]);
-  if (outcome === 'timed out') console.warn(`worker: Redis did not answer within ${shutdownTimeoutMs} ms; exiting`);
+  if (outcome === 'timed out')
+    console.warn(`worker: Redis did not answer within ${shutdownTimeoutMs} ms; exiting`);
   process.exit(outcome === 'closed' ? 0 : 1);
 });

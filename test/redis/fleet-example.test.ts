@@ -19,7 +19,8 @@ interface Started {
 
 const started = new Set<Started>();
 afterEach(() => {
-  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const { child } of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   started.clear();
 });
 
