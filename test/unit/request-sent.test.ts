@@ -272,6 +272,34 @@ describe('channels.connect says whether the channel may have been created', () =
     expect(error.requestSent).toBe(true);
     expect(reached).toHaveLength(1);
   });
+
+  it('a later step’s call that never left (its poll refused): requestSent true, the channel exists', async () => {
+    let created = 0;
+    const server = await listen((req, res) => {
+      req.resume();
+      created++;
+      res.on('finish', () => void server.close()); // every later call is refused
+      res
+        .writeHead(200, { 'content-type': 'application/json', connection: 'close' })
+        .end(JSON.stringify({ data: [{ channel_id: 'ch-9', transport: 'telegram' }] }));
+    });
+    const client = new GatewayClient({ baseUrl: server.url, token: TOKEN, logLevel: 'off', maxRetries: 0 });
+    const connection = client.channels.connect(
+      { transport: 'telegram', credentials: { telegram_token: 'bot-token-1' } },
+      { hooks: hooks(), pollIntervalMs: 1_000 },
+    );
+    const steps: string[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const step of connection) steps.push(step.kind);
+      })(),
+    );
+    expect(steps).toEqual(['created']);
+    expect(created).toBe(1);
+    expect(error).toMatchObject({ name: 'GatewayConnectionError', errorCode: 'ECONNREFUSED' });
+    // a job queue reading `false` would connect again and create a second channel
+    expect(error.requestSent).toBe(true);
+  });
 });
 
 describe('requestSent on errors that are not about a request of the client', () => {
