@@ -6,10 +6,17 @@ import type { Database } from './driver.js';
 import { consoleErrors, type LoopErrorHandler, PollLoops } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
-/** What the relay needs of a `GatewayClient`: `messages.send`. */
+/**
+ * What the relay needs of a `GatewayClient`: `messages.send`. The relay asks for one attempt per
+ * send (`maxRetries: 0`) and repeats a row itself, so the error it reads says what became of that
+ * attempt alone.
+ */
 export interface SendingClient {
   messages: {
-    send(params: SendMessageParams, options?: { signal?: AbortSignal }): PromiseLike<{ request_id: string }>;
+    send(
+      params: SendMessageParams,
+      options?: { signal?: AbortSignal; maxRetries?: number },
+    ): PromiseLike<{ request_id: string }>;
   };
 }
 
@@ -135,8 +142,11 @@ async function sendOne(relay: Relay): Promise<boolean> {
   const id = String(row.id);
   let requestId: string;
   try {
-    const signal = AbortSignal.timeout(leaseMs - 500);
-    ({ request_id: requestId } = await client.messages.send(row.params as SendMessageParams, { signal }));
+    // One attempt: were the client to repeat a 429 or a refused connection itself, the error of
+    // its last attempt would carry `requestSent: true` from the first, and a row the service never
+    // took would end `unknown`. The relay repeats it instead, after its hold.
+    const options = { signal: AbortSignal.timeout(leaseMs - 500), maxRetries: 0 };
+    ({ request_id: requestId } = await client.messages.send(row.params as SendMessageParams, options));
   } catch (error) {
     return failed(relay, id, error);
   }

@@ -71,7 +71,9 @@ export class PostgresOutbox {
 
   /**
    * Sends committed rows through `client` (and its rate limiter), `concurrency` at a time, in
-   * this process (run it in as many as you like). `await relay.stop()` at shutdown.
+   * this process (run it in as many as you like), one attempt per send: a row whose send never
+   * left, or got a 429, is repeated by the relay, not by the client. `await relay.stop()` at
+   * shutdown.
    */
   relay(client: SendingClient, options: OutboxRelayOptions = {}): OutboxRelay {
     return startRelay(this.#db, this.#t, client, options);
