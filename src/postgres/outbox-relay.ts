@@ -91,10 +91,13 @@ export function startRelay(
 /**
  * The pause of a relay after a send that never left (no token, the service out of reach, a 429):
  * no row is taken until it ends, so a deploy without a token does not spin through its rows. It
- * doubles with each such send, and a send that left ends the doubling.
+ * doubles when a send taken after the last pause began fails so again (the pause did not help);
+ * the other sends under way when it began fail together with the first and leave it as it is. A
+ * send that left ends the doubling.
  */
 class Hold {
   #ms = 0;
+  #began = Number.NEGATIVE_INFINITY;
   #until = 0;
 
   /** Whether the relay is holding now. */
@@ -102,10 +105,15 @@ class Hold {
     return performance.now() < this.#until;
   }
 
-  /** Holds for the next pause; returns its length (ms). */
-  start(): number {
+  /**
+   * After a send taken at `takenAt` (`performance.now()`) never left: holds for the next pause,
+   * unless the send was already under way when the current one began. Returns its length (ms).
+   */
+  start(takenAt: number): number {
+    if (takenAt < this.#began) return this.#ms;
     this.#ms = Math.min(HOLD_MAX_MS, Math.max(HOLD_FIRST_MS, this.#ms * 2));
-    this.#until = performance.now() + this.#ms;
+    this.#began = performance.now();
+    this.#until = this.#began + this.#ms;
     return this.#ms;
   }
 
@@ -132,6 +140,7 @@ async function sweep(db: Database, t: Tables, onError: LoopErrorHandler): Promis
  */
 async function sendOne(relay: Relay): Promise<boolean> {
   const { db, t, client, leaseMs } = relay;
+  const takenAt = performance.now();
   const [row] = await db.query(
     `UPDATE ${t.outbox} SET status = 'sending', lease_until = now() + $1::float8 * interval '1 millisecond', updated_at = now()
      WHERE id = (SELECT id FROM ${t.outbox} WHERE status = 'pending' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -148,7 +157,7 @@ async function sendOne(relay: Relay): Promise<boolean> {
     const options = { signal: AbortSignal.timeout(leaseMs - 500), maxRetries: 0 };
     ({ request_id: requestId } = await client.messages.send(row.params as SendMessageParams, options));
   } catch (error) {
-    return failed(relay, id, error);
+    return failed(relay, { id, takenAt }, error);
   }
   // From here the service has the message: no failure of the database is the send's.
   relay.hold.reset();
@@ -203,7 +212,8 @@ function outcomeOf(error: unknown): Outcome {
  * Records a failed send; a row back to `pending` makes the relay hold (reported with the pause).
  * Returns whether the relay may take the next row at once.
  */
-async function failed(relay: Relay, id: string, error: unknown): Promise<boolean> {
+async function failed(relay: Relay, row: { id: string; takenAt: number }, error: unknown): Promise<boolean> {
+  const { id } = row;
   const { status, reason } = outcomeOf(error);
   await record(relay, id, `its send ended ${status}`, () =>
     relay.db.query(
@@ -216,7 +226,7 @@ async function failed(relay: Relay, id: string, error: unknown): Promise<boolean
     relay.onError(new GatewayError(`Outbox row ${id} is unknown: ${MAY_HAVE_LEFT}`, { cause: error }));
   }
   if (status !== 'pending') return true;
-  const ms = relay.hold.start();
+  const ms = relay.hold.start(row.takenAt);
   relay.onError(
     new GatewayError(`Outbox row ${id} was not sent; it stays pending, and the relay holds for ${ms} ms`, {
       cause: error,

@@ -27,7 +27,7 @@ for (const target of postgresTargets()) {
       );
     const status = async (id: string) => (await outbox().get(id))?.status;
     /** A relay whose reports are kept. */
-    const relayOf = (client: GatewayClient, options: { leaseMs?: number } = {}) => {
+    const relayOf = (client: GatewayClient, options: { leaseMs?: number; concurrency?: number } = {}) => {
       const reports: GatewayError[] = [];
       const relay = outbox().relay(client, {
         pollIntervalMs: 10,
@@ -110,6 +110,27 @@ for (const target of postgresTargets()) {
       expect(await status(id)).toBe('pending');
       expect(reports.some((e) => /unknown/.test(e.message))).toBe(false);
       expect(sends()).toBe(before);
+    });
+
+    it('sends that fail together never left: one pause of 1 s, not one doubling per send under way', async () => {
+      const client = new GatewayClient({
+        baseUrl: fake().url,
+        token: fake().token,
+        rateLimit: { requests: 1, intervalMs: 60_000 },
+        logLevel: 'off',
+      });
+      await client.channels.list(); // the window's only start: every send waits, then times out
+      for (const chat of ['79001110011', '79001110012', '79001110013', '79001110014']) await write(chat);
+      const { relay, notSent } = relayOf(client, { leaseMs: 1_000, concurrency: 4 });
+      await until(() => notSent().length >= 4);
+      await relay.stop();
+      // 4 sends taken at once and refused at once: before, the relay then held for 8 s (at
+      // concurrency 8, the full minute) after one moment of trouble
+      expect(
+        notSent()
+          .slice(0, 4)
+          .map((e) => e.message.replace(/^Outbox row \d+ /, '')),
+      ).toEqual(Array(4).fill('was not sent; it stays pending, and the relay holds for 1000 ms'));
     });
 
     it('a 429, then the service out of reach: pending, not unknown (nothing was ever accepted)', async () => {
