@@ -101,15 +101,18 @@ function base64Core(secret: string, offset: number): string {
 
 /**
  * A pattern of `spelling` however a service may echo each of its characters: as it is,
- * percent-encoded, or as an HTML character reference (decimal or hex, and `&amp;`).
+ * percent-encoded, as an HTML character reference (decimal or hex, and `&amp;`), or as a JSON
+ * string escape (`\u0074`, and `\/`) left in a text that was JSON once.
  */
 function writtenAnyWay(spelling: string): string {
   let pattern = '';
   for (const char of spelling) {
     const code = char.charCodeAt(0);
     const hex = code.toString(16);
+    const byte = hex.padStart(2, '0');
     const plain = char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    pattern += `(?:${plain}|%${hex.padStart(2, '0')}|&#0*${code};|&#x0*${hex};${char === '&' ? '|&amp;' : ''})`;
+    const named = char === '&' ? '|&amp;' : char === '/' ? '|\\\\/' : '';
+    pattern += `(?:${plain}|%${byte}|&#0*${code};|&#x0*${hex};|\\\\u00${byte}${named})`;
   }
   return pattern;
 }
