@@ -1,5 +1,12 @@
 import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
-import { GatewayApiError, GatewayError, GatewayValidationError, RateLimitError } from '../core/errors.js';
+import {
+  AuthenticationError,
+  GatewayApiError,
+  GatewayError,
+  GatewayValidationError,
+  PermissionDeniedError,
+  RateLimitError,
+} from '../core/errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
@@ -89,7 +96,8 @@ export function startRelay(
 }
 
 /**
- * The pause of a relay after a send that never left (no token, the service out of reach, a 429):
+ * The pause of a relay after a send that never left or was refused for the account (no token,
+ * the service out of reach, a 429, a 401):
  * no row is taken until it ends, so a deploy without a token does not spin through its rows. It
  * doubles when a send taken after the last pause began fails so again (the pause did not help);
  * the other sends under way when it began fail together with the first and leave it as it is. A
@@ -194,14 +202,23 @@ interface Outcome {
 }
 
 /**
- * A send that failed: refused before it left by a rule of the spec (`failed`), never left or held
- * back by a 429 (`pending` again: sent later), refused by the service (4xx: `failed`, its code as
- * the reason), or of unknown fate (`unknown`: it may have reached the service).
+ * Refusals of the account, not of the message (spec: general errors): a 429, a token or key the
+ * service does not take (401, one side rotated it), a route the key may not use (403). Nothing
+ * of the message was done, and it can go once the account is right again.
+ */
+const ACCOUNT_REFUSALS = [RateLimitError, AuthenticationError, PermissionDeniedError];
+
+/**
+ * A send that failed: refused before it left by a rule of the spec (`failed`), never left or
+ * refused for the account (`pending` again: sent later), refused by the service (other 4xx:
+ * `failed`, its code as the reason), or of unknown fate (`unknown`: it may have reached the
+ * service).
  */
 function outcomeOf(error: unknown): Outcome {
   if (error instanceof GatewayValidationError) return { status: 'failed', reason: 'invalid_request' };
   if (error instanceof GatewayError && !error.requestSent) return { status: 'pending', reason: null };
-  if (error instanceof RateLimitError) return { status: 'pending', reason: null };
+  if (ACCOUNT_REFUSALS.some((refusal) => error instanceof refusal))
+    return { status: 'pending', reason: null };
   const refused =
     error instanceof GatewayApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
   if (refused) return { status: 'failed', reason: String(error.code ?? `http_${error.status}`) };

@@ -133,6 +133,34 @@ for (const target of postgresTargets()) {
       ).toEqual(Array(4).fill('was not sent; it stays pending, and the relay holds for 1000 ms'));
     });
 
+    it('a token the service refuses (401, rotated on one side): the rows stay pending, then go out once with the new one', async () => {
+      const before = fake().requests.length;
+      const ids = [await write('79001110021'), await write('79001110022')];
+      const stale = new GatewayClient({
+        baseUrl: fake().url,
+        token: 'a-token-rotated-away',
+        logLevel: 'off',
+      });
+      const { relay, reports, notSent } = relayOf(stale);
+      const settled = async () => (await Promise.all(ids.map(status))).every((s) => s === 'failed');
+      await until(async () => reports.length > 0 || (await settled()));
+      await relay.stop();
+      // refused for the account, not for the message: before, every row of the outbox ended
+      // `failed` within moments, never to be sent
+      expect(notSent()).toHaveLength(reports.length);
+      expect(notSent()[0]?.cause).toMatchObject({ name: 'AuthenticationError', status: 401 });
+      for (const id of ids) expect(await status(id)).toBe('pending');
+      const up = relayOf(withToken());
+      await until(async () => (await Promise.all(ids.map(status))).every((s) => s === 'accepted'));
+      await up.relay.stop();
+      const sent = fake()
+        .requests.slice(before)
+        .filter((r) => r.path === '/v2/messages' && r.status === 200);
+      expect(
+        sent.map((r) => (r.body as { recipient: { chat_id: string } }).recipient.chat_id).sort(),
+      ).toEqual(['79001110021', '79001110022']);
+    });
+
     it('a 429, then the service out of reach: pending, not unknown (nothing was ever accepted)', async () => {
       let reached = 0;
       const server = await listen((req, res) => {
