@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import type { GatewayError } from '../../src/core/errors.js';
 import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
-import { listen } from '../support/servers.js';
+import { answeringOnce } from '../support/servers.js';
 import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
 const { gateway: fake, sends } = fakeGatewayForFile();
@@ -162,22 +162,15 @@ for (const target of postgresTargets()) {
     });
 
     it('a 429, then the service out of reach: pending, not unknown (nothing was ever accepted)', async () => {
-      let reached = 0;
-      const server = await listen((req, res) => {
-        req.resume();
-        reached++;
-        res.on('finish', () => void server.close()); // every later attempt is refused
-        res
-          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' })
-          .end(JSON.stringify({ error: 'to_many_requests' }));
-      });
+      // answered 429 once, then every later attempt is refused
+      const server = await answeringOnce(429, { error: 'to_many_requests' }, { 'retry-after': '1' });
       const id = await write('79001110007');
       const client = new GatewayClient({ baseUrl: server.url, token: fake().token, logLevel: 'off' });
       const { relay, reports } = relayOf(client);
       await until(() => reports.length > 0);
       await relay.stop();
       expect(reports[0]?.message).toMatch(/was not sent; it stays pending/);
-      expect(reached).toBe(1);
+      expect(server.reached()).toBe(1);
       expect(await status(id)).toBe('pending');
       expect(reports.filter((e) => /unknown/.test(e.message))).toEqual([]);
     });

@@ -13,7 +13,7 @@ import {
   GatewayValidationError,
 } from '../../src/core/errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { freePort, listen } from '../support/servers.js';
+import { answeringOnce, freePort, listen } from '../support/servers.js';
 
 const message = {
   channel_id: 'ch-1',
@@ -274,15 +274,8 @@ describe('channels.connect says whether the channel may have been created', () =
   });
 
   it('a later step’s call that never left (its poll refused): requestSent true, the channel exists', async () => {
-    let created = 0;
-    const server = await listen((req, res) => {
-      req.resume();
-      created++;
-      res.on('finish', () => void server.close()); // every later call is refused
-      res
-        .writeHead(200, { 'content-type': 'application/json', connection: 'close' })
-        .end(JSON.stringify({ data: [{ channel_id: 'ch-9', transport: 'telegram' }] }));
-    });
+    // the channel is created, then every later call is refused
+    const server = await answeringOnce(200, { data: [{ channel_id: 'ch-9', transport: 'telegram' }] });
     const client = new GatewayClient({ baseUrl: server.url, token: TOKEN, logLevel: 'off', maxRetries: 0 });
     const connection = client.channels.connect(
       { transport: 'telegram', credentials: { telegram_token: 'bot-token-1' } },
@@ -295,7 +288,7 @@ describe('channels.connect says whether the channel may have been created', () =
       })(),
     );
     expect(steps).toEqual(['created']);
-    expect(created).toBe(1);
+    expect(server.reached()).toBe(1);
     expect(error).toMatchObject({ name: 'GatewayConnectionError', errorCode: 'ECONNREFUSED' });
     // a job queue reading `false` would connect again and create a second channel
     expect(error.requestSent).toBe(true);
