@@ -201,7 +201,8 @@ describe('requestSent: true when the request may have reached the service', () =
   it('the request left and no answer came: a time-out, or an abort while it was on its way', async () => {
     const { url, reached } = await service(); // never answers
     const client = new GatewayClient({ baseUrl: url, token: TOKEN, logLevel: 'off', maxRetries: 0 });
-    const timedOut = await failure(client.messages.send(message, { timeout: 200 }));
+    // long enough for the request to leave on a busy machine: it must have left when time runs out
+    const timedOut = await failure(client.messages.send(message, { timeout: 2_000 }));
     expect(timedOut).toBeInstanceOf(GatewayTimeoutError);
     expect(timedOut).toMatchObject({ queued: false, requestSent: true });
 
@@ -261,7 +262,7 @@ describe('channels.connect says whether the channel may have been created', () =
     const client = new GatewayClient({ baseUrl: url, token: TOKEN, logLevel: 'off' });
     const connection = client.channels.connect(
       { transport: 'telegram', credentials: { telegram_token: 'bot-token-1' } },
-      { hooks: hooks(), timeoutMs: 300 },
+      { hooks: hooks(), timeoutMs: 2_000 }, // the create has left by then, even on a busy machine
     );
     const error = await failure(
       (async () => {
