@@ -232,20 +232,27 @@ function outcomeOf(error: unknown): Outcome {
 async function failed(relay: Relay, row: { id: string; takenAt: number }, error: unknown): Promise<boolean> {
   const { id } = row;
   const { status, reason } = outcomeOf(error);
-  await record(relay, id, `its send ended ${status}`, () =>
-    relay.db.query(
+  let pendingAgain = false;
+  await record(relay, id, `its send ended ${status}`, async () => {
+    // A row found past its lease meanwhile was reported `unknown`, "not sent again": the user may
+    // have sent it anew, so it never goes back to `pending` (a final outcome may still replace it).
+    const rows = await relay.db.query(
       `UPDATE ${relay.t.outbox} SET status = $2, reason = $3, lease_until = NULL, updated_at = now()
-       WHERE id = $1::bigint AND status IN ('sending', 'unknown') AND request_id IS NULL`,
+       WHERE id = $1::bigint AND request_id IS NULL
+         AND (status = 'sending' OR (status = 'unknown' AND $2 <> 'pending'))
+       RETURNING id`,
       [id, status, reason],
-    ),
-  );
+    );
+    pendingAgain = status === 'pending' && rows.length > 0;
+  });
   if (status === 'unknown') {
     relay.onError(new GatewayError(`Outbox row ${id} is unknown: ${MAY_HAVE_LEFT}`, { cause: error }));
   }
   if (status !== 'pending') return true;
   const ms = relay.hold.start(row.takenAt);
+  const where = pendingAgain ? 'it stays pending' : 'it was not put back (unknown past its lease)';
   relay.onError(
-    new GatewayError(`Outbox row ${id} was not sent; it stays pending, and the relay holds for ${ms} ms`, {
+    new GatewayError(`Outbox row ${id} was not sent; ${where}, and the relay holds for ${ms} ms`, {
       cause: error,
       requestSent: false,
     }),

@@ -12,6 +12,7 @@ import { answeringOnce } from '../support/servers.js';
 import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
 const { gateway: fake, sends } = fakeGatewayForFile();
+const STOPPED = 'the relay stopped while sending it: it may or may not have been sent, and is not sent again';
 
 for (const target of postgresTargets()) {
   describe(`store.outbox repeats only what never left, on ${target.name}`, () => {
@@ -173,6 +174,45 @@ for (const target of postgresTargets()) {
       expect(server.reached()).toBe(1);
       expect(await status(id)).toBe('pending');
       expect(reports.filter((e) => /unknown/.test(e.message))).toEqual([]);
+    });
+
+    it('a row reported unknown meanwhile is never put back to pending, though its send never left', async () => {
+      // Its relay waits in the rate limiter past the lease, and the database refuses the record
+      // until another loop has found the row past its lease and reported it unknown ("not sent
+      // again": the user may send it anew).
+      const s = `"${opened.schema}"`;
+      await sqlOn(opened.db, `CREATE TABLE ${s}.refusing (on_ boolean NOT NULL)`);
+      await sqlOn(opened.db, `INSERT INTO ${s}.refusing VALUES (true)`);
+      await sqlOn(
+        opened.db,
+        `CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF (SELECT on_ FROM ${s}.refusing) THEN RAISE EXCEPTION 'the disk is full'; END IF;
+           RETURN NEW;
+         END $$`,
+      );
+      await sqlOn(
+        opened.db,
+        `CREATE TRIGGER refuse BEFORE UPDATE ON ${s}.outbox FOR EACH ROW
+         WHEN (NEW.status = 'pending') EXECUTE FUNCTION ${s}.refuse()`,
+      );
+      const client = new GatewayClient({
+        baseUrl: fake().url,
+        token: fake().token,
+        rateLimit: { requests: 1, intervalMs: 60_000 },
+        logLevel: 'off',
+      });
+      await client.channels.list(); // the window's only start: the relay's send waits
+      const before = sends();
+      const id = await write('79001110031');
+      const { relay, reports, notSent } = relayOf(client, { leaseMs: 1_000, concurrency: 2 });
+      await until(() => reports.some((e) => e.message === `Outbox row ${id} is unknown: ${STOPPED}`));
+      await sqlOn(opened.db, `UPDATE ${s}.refusing SET on_ = false`);
+      await until(() => notSent().length === 1);
+      await relay.stop();
+      expect(await status(id)).toBe('unknown');
+      expect(notSent()[0]?.message).not.toMatch(/stays pending/);
+      expect(sends()).toBe(before);
     });
 
     /** Makes the statement that records a request id fail once, with `failure` (PL/pgSQL). */
