@@ -38,6 +38,17 @@ for (const target of postgresTargets()) {
       return { relay, reports, notSent: () => reports.filter((e) => /was not sent/.test(e.message)) };
     };
     const withToken = () => new GatewayClient({ baseUrl: fake().url, token: fake().token, logLevel: 'off' });
+    /** A client whose rate limiter's only start of the minute is taken: a relay's send waits in it. */
+    const heldClient = async () => {
+      const client = new GatewayClient({
+        baseUrl: fake().url,
+        token: fake().token,
+        rateLimit: { requests: 1, intervalMs: 60_000 },
+        logLevel: 'off',
+      });
+      await client.channels.list();
+      return client;
+    };
 
     it('a token function that throws once: the row goes back to pending, then is sent once', async () => {
       const before = sends();
@@ -96,13 +107,7 @@ for (const target of postgresTargets()) {
 
     it('the relay’s own time-out while the row waits in the rate limiter: pending, not unknown', async () => {
       const before = sends();
-      const client = new GatewayClient({
-        baseUrl: fake().url,
-        token: fake().token,
-        rateLimit: { requests: 1, intervalMs: 60_000 },
-        logLevel: 'off',
-      });
-      await client.channels.list(); // the window's only start: the relay's send waits
+      const client = await heldClient();
       const id = await write('79001110005');
       const { relay, reports, notSent } = relayOf(client, { leaseMs: 1_000 });
       await until(() => notSent().length === 1);
@@ -114,13 +119,7 @@ for (const target of postgresTargets()) {
     });
 
     it('sends that fail together never left: one pause of 1 s, not one doubling per send under way', async () => {
-      const client = new GatewayClient({
-        baseUrl: fake().url,
-        token: fake().token,
-        rateLimit: { requests: 1, intervalMs: 60_000 },
-        logLevel: 'off',
-      });
-      await client.channels.list(); // the window's only start: every send waits, then times out
+      const client = await heldClient();
       for (const chat of ['79001110011', '79001110012', '79001110013', '79001110014']) await write(chat);
       const { relay, notSent } = relayOf(client, { leaseMs: 1_000, concurrency: 4 });
       await until(() => notSent().length >= 4);
@@ -196,13 +195,7 @@ for (const target of postgresTargets()) {
         `CREATE TRIGGER refuse BEFORE UPDATE ON ${s}.outbox FOR EACH ROW
          WHEN (NEW.status = 'pending') EXECUTE FUNCTION ${s}.refuse()`,
       );
-      const client = new GatewayClient({
-        baseUrl: fake().url,
-        token: fake().token,
-        rateLimit: { requests: 1, intervalMs: 60_000 },
-        logLevel: 'off',
-      });
-      await client.channels.list(); // the window's only start: the relay's send waits
+      const client = await heldClient();
       const before = sends();
       const id = await write('79001110031');
       const { relay, reports, notSent } = relayOf(client, { leaseMs: 1_000, concurrency: 2 });
