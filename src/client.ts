@@ -53,8 +53,7 @@ export class GatewayClient {
    * (unless `rateLimit` is given), the logger, `fetch` and its connection pool. Cheap enough to
    * keep one per account of a partner's many (a few kilobytes each). Accounts that share the
    * limiter share its window: the service limits each token on its own, so give each account its
-   * own limiter (`rateLimit: redisRateLimiter(redis, { key: accountId })` in a fleet). A `token`
-   * or `apiKey` given as `undefined` or `''` (not loaded yet) is none, never this client's.
+   * own limiter (`rateLimit: redisRateLimiter(redis, { key: accountId })` in a fleet).
    * @example
    * ```ts
    * const base = new GatewayClient({ baseUrl });

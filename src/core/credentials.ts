@@ -36,7 +36,7 @@ export class CredentialSource {
     const credential = this.#credential;
     if (credential === undefined) {
       throw new GatewayError(
-        `No ${this.#option} for this client: give it to GatewayClient or withOptions (not undefined or ''), or leave the option out and set the environment variable`,
+        `No ${this.#option} configured: pass it to GatewayClient or set its environment variable`,
       );
     }
     let value: unknown = credential;

@@ -19,20 +19,18 @@ export interface ClientOptions {
   /**
    * API v2 `client_access_token`, or a function returning it (sync or async), asked before each
    * call so the integrator can refresh it; after a 401 it is asked once more and the call
-   * repeated once. Given as `undefined` or `''` (an account whose token is not loaded yet), the
-   * client has none: never the environment's token, nor the parent's in `withOptions`, which
-   * would speak for another account; each v2 call then fails with a `GatewayError`
-   * (`requestSent: false`). A token under 8 characters is hidden from errors and logs only where
-   * a whole value equals it (the client warns once): use such a token in tests only.
+   * repeated once. Given as `undefined` or `''` (an account whose token is not loaded yet), it is
+   * a `GatewayValidationError` naming `token`: never the environment's token, nor the parent's in
+   * `withOptions`. A token under 8 characters is hidden from errors and logs only where a whole
+   * value equals it (the client warns once): use such a token in tests only.
    * @default process.env.GATEWAY_TOKEN, when the option is left out
    */
-  token?: Credential | undefined;
+  token?: Credential;
   /**
-   * API v3 key, or a function returning it; given as `undefined` or `''`, none, as for `token`
-   * (a v2-only app may pass an unset variable: only v3 calls fail).
+   * API v3 key, or a function returning it; refused as `token` is when given as `undefined` or `''`.
    * @default process.env.GATEWAY_API_KEY, when the option is left out
    */
-  apiKey?: Credential | undefined;
+  apiKey?: Credential;
   /**
    * Base address of API v2 (the part before `/v2`), without a user name, password, query or
    * fragment (each refused with a `GatewayValidationError` naming the option).

@@ -75,21 +75,15 @@ function checkUrl(value: string, option: string): string {
 }
 
 /**
- * A credential option. Left out, the environment variable's. Given as `undefined` or `''` (an
- * account whose token is not loaded yet, an app that never calls that API), none: never the
- * environment's or a parent client's, which would speak for another account; a call that needs
- * it then fails before anything is sent. Anything but a string or a function is refused.
+ * A credential option: when the options hold it at all, a non-empty string or a function. An
+ * explicit `undefined` or `''` (an account whose token is not loaded yet) is refused, never
+ * replaced by the environment's or a parent client's: that would speak for another account.
  */
-function resolveCredential(
-  options: ClientOptions,
-  option: 'token' | 'apiKey',
-  variable: string,
-): Credential | undefined {
+function resolveCredential(options: ClientOptions, option: 'token' | 'apiKey', variable: string) {
   if (!Object.hasOwn(options, option)) return env(variable);
   const value: unknown = options[option];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value === 'function' || typeof value === 'string') return value as Credential;
-  const message = 'must be a string or a function returning one';
+  if (typeof value === 'function' || (typeof value === 'string' && value !== '')) return value as Credential;
+  const message = `must be a non-empty string or a function (leave it out to use ${variable})`;
   throw new GatewayValidationError([{ path: [option], message }], WHAT);
 }
 
@@ -172,8 +166,8 @@ export class ResolvedOptions {
 /**
  * The options of a client derived from one resolved as `parent`: each option given (not
  * undefined) checked as the constructor checks it and put in place of the parent's; every other
- * one the parent's own value, so the limiter, the logger and fetch are the same objects (a
- * `token` or `apiKey` given as undefined or empty is none, never the parent's). A new
+ * one the parent's own value (a `token` or `apiKey` given as undefined or empty is refused, never
+ * inherited), so the limiter, the logger and fetch are the same objects. A new
  * `baseUrl` moves `v3BaseUrl` with it when the parent's two were the same address.
  * @throws GatewayValidationError naming a bad option, as the constructor does
  */
@@ -181,7 +175,7 @@ export function deriveClientOptions(
   parent: ResolvedClientOptions,
   overrides: ClientOptions,
 ): ResolvedClientOptions {
-  // An option given as undefined keeps the parent's; a credential given as undefined is none.
+  // An option given as undefined keeps the parent's, but a credential given as undefined is refused.
   const given = Object.fromEntries(
     Object.entries(overrides ?? {}).filter(
       ([key, value]) => value !== undefined || key === 'token' || key === 'apiKey',

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { GatewayError, GatewayTimeoutError, GatewayValidationError } from '../../src/core/errors.js';
+import { GatewayTimeoutError, GatewayValidationError } from '../../src/core/errors.js';
 import { listen } from '../support/servers.js';
 
 /** A server answering every call `{"data":[]}`, recording what each request carried. */
@@ -57,60 +57,45 @@ describe('client.withOptions', () => {
     expect(() => parent.withOptions({ baseUrl: 'not a url' })).toThrow(/baseUrl/);
   });
 
-  it('a token or apiKey given as undefined or empty is none: never the parent’s or the environment’s', async () => {
+  it('refuses a token or apiKey given as undefined or empty, never sending the parent’s or GATEWAY_TOKEN', async () => {
     server.seen.length = 0;
-    const saved = { token: process.env.GATEWAY_TOKEN, key: process.env.GATEWAY_API_KEY };
+    const saved = process.env.GATEWAY_TOKEN;
     process.env.GATEWAY_TOKEN = 'env-token-of-the-default-account';
-    process.env.GATEWAY_API_KEY = 'env-key-of-the-default-account';
     try {
       const parent = new GatewayClient({ baseUrl: url, token: 'parent-token', apiKey: 'parent-key' });
       const accounts: Record<string, string | undefined> = { acme: undefined, globex: '' };
-      for (const value of [accounts.acme, accounts.globex]) {
-        // an account with a v2 token and no v3 key (or the reverse) is made, and works on its API
-        const clients = {
-          token: [parent.withOptions({ token: value }), new GatewayClient({ baseUrl: url, token: value })],
-          apiKey: [
-            parent.withOptions({ token: 'acme-token', apiKey: value }),
-            new GatewayClient({ baseUrl: url, token: 'acme-token', apiKey: value }),
-          ],
-        };
-        for (const client of clients.token) {
-          const error = await client.channels.list().catch((e: unknown) => e as GatewayError);
-          expect(error).toBeInstanceOf(GatewayError);
-          expect(error).toMatchObject({ message: expect.stringMatching(/^No token/), requestSent: false });
-          await client.v3.webhooks.get();
-        }
-        for (const client of clients.apiKey) {
-          const error = await client.v3.webhooks.get().catch((e: unknown) => e as GatewayError);
-          expect(error).toMatchObject({ message: expect.stringMatching(/^No apiKey/), requestSent: false });
-          await client.channels.list();
+      for (const [option, value] of [
+        ['token', accounts.acme],
+        ['token', accounts.globex],
+        ['apiKey', undefined],
+        ['apiKey', ''],
+      ] as const) {
+        for (const build of [
+          () => parent.withOptions({ [option]: value }),
+          () => new GatewayClient({ baseUrl: url, [option]: value }),
+        ]) {
+          expect(build).toThrow(GatewayValidationError);
+          const error = (() => {
+            try {
+              build();
+            } catch (e) {
+              return e as GatewayValidationError;
+            }
+          })();
+          expect(error?.issues[0]?.path).toEqual([option]);
+          expect(error?.message).not.toContain('parent-');
         }
       }
-      // only the calls of the APIs each client has a credential for left, with that credential
-      const carried = new Set(server.seen.map((s) => s.authorization));
-      expect(carried).toEqual(
-        new Set(['Bearer parent-key', 'Bearer env-key-of-the-default-account', 'Bearer acme-token']),
-      );
       // left out, it is inherited (withOptions) or read from the environment (constructor), as before
-      server.seen.length = 0;
       await parent.withOptions({ headers: {} }).channels.list();
       await new GatewayClient({ baseUrl: url }).channels.list();
       expect(server.seen.map((s) => s.authorization)).toEqual([
         'Bearer parent-token',
         'Bearer env-token-of-the-default-account',
       ]);
-      // a credential of another type is a mistake, refused at once without echoing it
-      const wrong = () => new GatewayClient({ baseUrl: url, token: 42 as never });
-      expect(wrong).toThrow(GatewayValidationError);
-      expect(wrong).toThrow(/token/);
     } finally {
-      for (const [name, value] of [
-        ['GATEWAY_TOKEN', saved.token],
-        ['GATEWAY_API_KEY', saved.key],
-      ] as const) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
+      if (saved === undefined) delete process.env.GATEWAY_TOKEN;
+      else process.env.GATEWAY_TOKEN = saved;
     }
   });
 
