@@ -60,16 +60,24 @@ describe.skipIf(!findCommand('bash'))(
   'bash, called as readline calls it',
   { timeout: BIN_RUNS_TIMEOUT_MS },
   () => {
-    it('completes each position', async () => {
-      const script = join(dir, 'completion.bash');
+    let script: string;
+    beforeAll(async () => {
+      script = join(dir, 'completion.bash');
       writeFileSync(script, (await runBin(['completion', 'bash'])).stdout);
-      const complete = (...words: string[]) => {
-        const shell = `source '${script}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _messaging_gateway; printf '%s\\n' "\${COMPREPLY[@]}"`;
-        const { stdout } = spawnSync('bash', ['--norc', '-c', shell, 'bash', 'messaging-gateway', ...words], {
-          encoding: 'utf8',
-        });
-        return stdout.split('\n').filter(Boolean);
-      };
+    }, BIN_RUNS_TIMEOUT_MS);
+    /** The words bash offers for `messaging-gateway <words>`, in a shell set up by `setup`. */
+    const completeIn = (setup: string, ...words: string[]) => {
+      const shell = `${setup}; source '${script}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _messaging_gateway; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const { stdout, stderr } = spawnSync(
+        'bash',
+        ['--norc', '-c', shell, 'bash', 'messaging-gateway', ...words],
+        { encoding: 'utf8' },
+      );
+      return { offered: stdout.split('\n').filter(Boolean), stderr };
+    };
+
+    it('completes each position', () => {
+      const complete = (...words: string[]) => completeIn(':', ...words).offered;
       expect(complete('')).toContain('channels');
       expect(complete('--v')).toEqual(['--version']);
       expect(complete('channels', '')).toEqual(['list', 'get', 'delete', 'connect']);
@@ -82,6 +90,15 @@ describe.skipIf(!findCommand('bash'))(
       expect(complete('postgres', '')).toEqual(['migrate', 'sql']);
       expect(complete('help', 'fake')).toEqual(['fake-gateway']);
       expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    });
+
+    it('completes the same in a shell with set -u, set -e or an unusual IFS', () => {
+      for (const setup of ['set -u', 'set -eu', 'IFS=:', "IFS=','", "IFS=''"]) {
+        expect(completeIn(setup, 'cha'), setup).toEqual({ offered: ['channels'], stderr: '' });
+        expect(completeIn(setup, 'channels', '').offered, setup).toEqual(['list', 'get', 'delete', 'connect']);
+        expect(completeIn(setup, 'send', '--wait', '').offered, setup).toEqual(['sent', 'delivered', 'read']);
+        expect(completeIn(setup, 'replay', 'x', '--only').offered, setup).toEqual(['--only-to']);
+      }
     });
   },
 );
