@@ -97,6 +97,45 @@ describe('replay reads only bounded regular files', { timeout: BIN_RUNS_TIMEOUT_
   });
 });
 
+describe('replay --only-to against hostile sidecars', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
+  it('a receiver that is no http(s) address, or megabytes long, is no receiver: never printed', async () => {
+    const dir = folder();
+    const sidecars = {
+      '0001': { receiver: 'javascript:alert(document.cookie)//', query: '?secret=s1' },
+      '0002': { receiver: `http://127.0.0.1:9/${'a'.repeat(10_000)}`, query: '?secret=s2' },
+      '0003': { receiver: `http://127.0.0.1:9/${'a'.repeat(10 * 1024 * 1024)}` },
+      '0004': { receiver: 'http://127.0.0.1:9/hooks\u001b[2J\u009b31m', query: '?secret=s4' },
+    };
+    for (const [n, sidecar] of Object.entries(sidecars)) {
+      writeFileSync(join(dir, `${n}-message.add.json`), delivery(n));
+      writeFileSync(join(dir, `${n}-message.add.meta.json`), JSON.stringify(sidecar));
+    }
+    const target = await receiver();
+    const text = await runBin(['replay', dir, '--only-to', target.url]);
+    expect([text.code, text.stderr, target.received]).toEqual([0, '', []]);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines.map((l) => l.replace(/^.*\/(\d{4})-message\.add\.json: /, '$1 '))).toEqual([
+      '0001 no receiver recorded; skipped (--only-to)',
+      '0002 no receiver recorded; skipped (--only-to)',
+      '0003 no receiver recorded; skipped (--only-to)',
+      '0004 recorded for another receiver (http://127.0.0.1:9/hooks%1B[2J%C2%9B31m?secret=…); skipped (--only-to)',
+    ]);
+    expect(text.stdout).not.toMatch(/javascript|s1|s2|s4|\u001b|\u009b/);
+
+    const json = await runBin(['replay', dir, '--only-to', target.url, '--json']);
+    const docs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(docs.map(({ skipped, recordedFor }) => [skipped, recordedFor])).toEqual([
+      ['no receiver recorded', undefined],
+      ['no receiver recorded', undefined],
+      ['no receiver recorded', undefined],
+      ['recorded for another receiver', 'http://127.0.0.1:9/hooks%1B[2J%C2%9B31m?secret=…'],
+    ]);
+  });
+});
+
 describe('replay --new-keys', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('a receiver that already took the deliveries answers duplicate; with --new-keys it takes them again', async () => {
     const dir = folder();
