@@ -169,7 +169,8 @@ function skipped(run: Run, file: string, sidecar: Sidecar): boolean {
   const other = otherReceiver(sidecar, run.onlyTo);
   if (recordedReceiver(sidecar) && !other) return false;
   const why = other ? 'recorded for another receiver' : 'no receiver recorded';
-  if (run.json) run.io.out(jsonLine({ file, ok: true, skipped: why, ...(other && { recordedFor: other.href }) }));
+  if (run.json)
+    run.io.out(jsonLine({ file, ok: true, skipped: why, ...(other && { recordedFor: other.href }) }));
   else run.io.out(forTerminal(`${file}: ${why}${other ? ` (${shown(other)})` : ''}; skipped (--only-to)`));
   return true;
 }
