@@ -47,7 +47,7 @@ describe('replay reads only bounded regular files', { timeout: BIN_RUNS_TIMEOUT_
     const run = await runBin(['replay', dir, '--to', target.url]);
     expect(run.stderr).toBe('');
     expect([run.code, target.received.length]).toEqual([0, 1]);
-  }, 10_000);
+  });
 
   it('refuses a FIFO body at once, ignores a FIFO sidecar, and goes on with the other files', async () => {
     const dir = folder();
@@ -65,7 +65,7 @@ describe('replay reads only bounded regular files', { timeout: BIN_RUNS_TIMEOUT_
     expect(named.code).toBe(1);
     expect(named.stderr).toMatch(/fifo\.json is not a regular file; not read \(NotAFileError\); not sent/);
     expect(target.received).toHaveLength(1);
-  }, 10_000);
+  });
 
   it('never follows a link in a folder, and names a linked file it refuses', async () => {
     const dir = folder();
@@ -120,7 +120,8 @@ describe('replay --only-to against hostile sidecars', { timeout: BIN_RUNS_TIMEOU
       '0003 no receiver recorded; skipped (--only-to)',
       '0004 recorded for another receiver (http://127.0.0.1:9/hooks%1B[2J%C2%9B31m?secret=…); skipped (--only-to)',
     ]);
-    expect(text.stdout).not.toMatch(/javascript|s1|s2|s4|\u001b|\u009b/);
+    expect(text.stdout).not.toMatch(/javascript|s1|s2|s4/);
+    for (const control of ['\u001b', '\u009b']) expect(text.stdout).not.toContain(control);
 
     const json = await runBin(['replay', dir, '--only-to', target.url, '--json']);
     const docs = json.stdout
