@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.js';
 import { completionModel } from '../../src/cli/completion.js';
 import { helpOf } from '../../src/cli/help.js';
 import { BIN, BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
@@ -44,6 +45,12 @@ describe('the script offers what the bin takes', { timeout: BIN_RUNS_TIMEOUT_MS 
       const offered = new Set(model.paths.flatMap((p) => p.options));
       for (const option of named) expect(offered, `${path}: ${option}`).toContain(option);
     }
+  });
+
+  it('every command of the bin, and each subcommand with options of its own, has its options in the script', () => {
+    const paths = completionModel().paths.map((p) => p.path);
+    for (const command of COMMANDS.keys()) expect(paths, command).toContain(command);
+    expect(completionModel().commands).toEqual([...COMMANDS.keys(), 'help']);
   });
 
   it('exits 2 for a shell it does not know, 0 for each it does', async () => {
@@ -95,7 +102,12 @@ describe.skipIf(!findCommand('bash'))(
     it('completes the same in a shell with set -u, set -e or an unusual IFS', () => {
       for (const setup of ['set -u', 'set -eu', 'IFS=:', "IFS=','", "IFS=''"]) {
         expect(completeIn(setup, 'cha'), setup).toEqual({ offered: ['channels'], stderr: '' });
-        expect(completeIn(setup, 'channels', '').offered, setup).toEqual(['list', 'get', 'delete', 'connect']);
+        expect(completeIn(setup, 'channels', '').offered, setup).toEqual([
+          'list',
+          'get',
+          'delete',
+          'connect',
+        ]);
         expect(completeIn(setup, 'send', '--wait', '').offered, setup).toEqual(['sent', 'delivered', 'read']);
         expect(completeIn(setup, 'replay', 'x', '--only').offered, setup).toEqual(['--only-to']);
       }
@@ -112,7 +124,7 @@ async function shellIn(name: string, command: string) {
   const env = `env PATH='${join(dir, 'bin')}:${process.env.PATH}' HOME='${dir}'`;
   await term.tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', '-c', dir, `${env} ${command}`);
   const type = (...keys: string[]) => term.tmux('send-keys', '-t', name, ...keys);
-  const waitFor = (pattern: RegExp) => term.waitFor(name, pattern, 30_000);
+  const waitFor = (pattern: RegExp) => term.waitFor(name, pattern);
   /** Clears the line the shell is editing (Ctrl-U). */
   const clearLine = () => type('C-u');
   return { type, waitFor, clearLine };
