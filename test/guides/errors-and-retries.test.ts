@@ -68,13 +68,18 @@ describe('docs/errors-and-retries.md', () => {
       // pino at debug: one JSON line per attempt.
       const pino = lines.map((line) => (line.startsWith('{') ? JSON.parse(line) : undefined)).filter(Boolean);
       expect(pino).toEqual([
-        expect.objectContaining({ level: 20, msg: expect.stringMatching(/^\[messaging-gateway-sdk\] GET \/v2\/channels 200 attempt=1 /) }),
+        expect.objectContaining({
+          level: 20,
+          msg: expect.stringMatching(/^\[messaging-gateway-sdk\] GET \/v2\/channels 200 attempt=1 /),
+        }),
       ]);
       expect(lines.at(-1)).toMatch(/^200 \S+ [0-9a-f-]{36}$/);
       const listed = gateway.requests.filter((r) => r.path === '/v2/channels');
       expect(listed.at(-1)?.headers).toMatchObject({ 'x-tenant': 'acme', 'x-correlation-id': 'job-42' });
       // The 429s were logged at warn, the client's default level; nothing else went to standard error.
-      expect(stderr.split('\n').filter((line) => line && !line.startsWith('[messaging-gateway-sdk]'))).toEqual([]);
+      expect(
+        stderr.split('\n').filter((line) => line && !line.startsWith('[messaging-gateway-sdk]')),
+      ).toEqual([]);
     } finally {
       await proxy.close();
     }
