@@ -6,14 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFastifyPlugin } from '../../src/webhooks/adapters/fastify.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { freePort } from '../support/servers.js';
 import { skipFrameworks } from './cases.js';
-import { binary, type RuntimeProcess, startRuntime } from './runtime-process.js';
+import type { RuntimeProcess } from './runtime-process.js';
+import { startWorkerd } from './workerd.js';
 
 /** What a client writing `total` bytes of body read before its socket closed, and how it ended. */
 async function writeWhole(port: number, total: number): Promise<{ statusLine: string; error?: string }> {
@@ -89,35 +88,8 @@ describe.skipIf(skipFrameworks)('a 413 that a still-writing client sees as a res
 const handle = createFetchHandler(new WebhookHandler({ secret: 's', maxBodyBytes: ${MAX_BODY_BYTES} }));
 export default { fetch: (request, env, ctx) => handle(request, env, ctx) };`,
       );
-      await build({
-        entryPoints: [join(dir, 'entry.mjs')],
-        bundle: true,
-        format: 'esm',
-        platform: 'neutral',
-        mainFields: ['module', 'main'],
-        outfile: join(dir, 'worker.js'),
-        logLevel: 'silent',
-      });
-      writeFileSync(
-        join(dir, 'config.capnp'),
-        `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [(name = "worker", esModule = embed "worker.js")],
-  compatibilityDate = "2025-09-01",
-);
-`,
-      );
-      const port = await freePort();
-      worker = await startRuntime(
-        binary('workerd'),
-        ['serve', join(dir, 'config.capnp'), `--socket-addr=http=127.0.0.1:${port}`],
-        { port },
-      );
-      const cut = await writeWhole(port, MAX_BODY_BYTES * 160);
+      worker = await startWorkerd(join(dir, 'entry.mjs'), dir);
+      const cut = await writeWhole(Number(new URL(worker.url).port), MAX_BODY_BYTES * 160);
       expect(cut.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
       expect(['EPIPE', 'ECONNRESET']).toContain(cut.error);
     });
