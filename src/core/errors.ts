@@ -263,6 +263,75 @@ export class GatewayValidationError extends GatewayError {
   }
 }
 
+/** What a {@link ConversationWindowError} knows of the send it refused. */
+export interface ConversationWindowErrorInit {
+  /** `window`: text or a file outside the chat's window; `tier`: a conversation past the channel's tier. */
+  code: 'window' | 'tier';
+  /** The channel's transport: `wapi` or `instAPI`. */
+  transport: string;
+  channelId: string;
+  chatId: string;
+  lastInboundAt: number | undefined;
+  closedAt: number | undefined;
+  /** For `tier`: the channel's tier and its conversations a day. */
+  tier?: { name: string; cap: number } | undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The sentence of a refusal: what is closed, since when, and what would open it (no chat id, no text). */
+function windowRefusal(init: ConversationWindowErrorInit): string {
+  const on = `channel ${init.channelId}`;
+  if (init.code === 'tier') {
+    const tier = init.tier ? `${init.tier.name}: ${init.tier.cap}` : 'its tier';
+    return `Not sent: a template to this chat would start a new conversation, and the wapi ${on} has started all the conversations its tier allows in 24 hours (${tier}); it fails with over_24_hour_limit`;
+  }
+  const wapi = init.transport.toLowerCase() === 'wapi';
+  const window = wapi ? '24-hour' : '7-day';
+  const since =
+    init.closedAt === undefined
+      ? 'the customer has not written within it'
+      : `it closed at ${iso(init.closedAt)}, ${wapi ? '24 hours' : '7 days'} after the customer's last message`;
+  const open = wapi
+    ? 'send a template: a template opens a wapi conversation'
+    : 'it opens again when the customer writes';
+  return `Not sent: the ${window} conversation window of this ${wapi ? 'wapi' : 'instagram'} chat on ${on} is closed (${since}); ${open}`;
+}
+
+/**
+ * `GatewayClient({ windows })` refused a send before any request (`requestSent: false`): text or
+ * a file to a chat outside its conversation window (`code: 'window'`: wapi 24 hours, instagram
+ * 7 days after the customer's last message), or a template that would start a wapi conversation
+ * past the channel's tier (`code: 'tier'`). The service would accept such a send and fail it later
+ * (`over_24_hour_limit`, `messages_not_text_first`). A template opens a wapi conversation.
+ */
+export class ConversationWindowError extends GatewayValidationError {
+  override name = 'ConversationWindowError';
+  /** Why: outside the chat's window, or past the channel's tier. */
+  readonly code: 'window' | 'tier';
+  /** The channel the send named. */
+  readonly channelId: string;
+  /**
+   * The chat the send named. Not enumerable: `JSON.stringify(error)` and loggers leave it out, as
+   * it is often a phone number.
+   */
+  declare readonly chatId: string;
+  /** When the customer last wrote (ms since the epoch), or undefined when no message is known. */
+  readonly lastInboundAt: number | undefined;
+  /** When the window closed (ms since the epoch), or undefined when it never opened. */
+  readonly closedAt: number | undefined;
+
+  constructor(init: ConversationWindowErrorInit) {
+    super([{ path: [], message: windowRefusal(init) }], 'send');
+    this.message = this.issues[0]?.message ?? this.message;
+    this.code = init.code;
+    this.channelId = init.channelId;
+    Object.defineProperty(this, 'chatId', { value: init.chatId, enumerable: false });
+    this.lastInboundAt = init.lastInboundAt;
+    this.closedAt = init.closedAt;
+  }
+}
+
 /** A webhook body is not valid JSON or does not have the structure of any known delivery. */
 export class WebhookParseError extends GatewayError {
   override name = 'WebhookParseError';
