@@ -8,6 +8,7 @@ import {
   GatewayValidationError,
   InternalServerError,
 } from '../../src/core/errors.js';
+import type { SendMessageParams } from '../../src/schemas/messages.js';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { ConversationWindows } from '../../src/tracking/conversation-windows.js';
 import { MemoryWindowStore } from '../../src/tracking/memory-window-store.js';
@@ -27,12 +28,11 @@ const text = (channel_id: string, chat_id = CHAT) =>
     recipient: { chat_type: channel_id === INSTA ? 'instagram' : 'whatsapp', chat_id },
     text: 'Your order has shipped',
   }) as const;
-const template = (chat_id = CHAT) =>
-  ({
-    channel_id: WAPI,
-    recipient: { chat_type: 'whatsapp', chat_id },
-    template: { id: '0f8e4a2c-6b1d-4e3f-a9c7-2d5b8e1f4a60', values: ['1042'] },
-  }) as const;
+const template = (chat_id = CHAT): SendMessageParams => ({
+  channel_id: WAPI,
+  recipient: { chat_type: 'whatsapp', chat_id },
+  template: { id: '0f8e4a2c-6b1d-4e3f-a9c7-2d5b8e1f4a60', values: ['1042'] },
+});
 
 /** Windows that heard every message of the last week, knowing the three channels. */
 async function knownWindows(options: ConstructorParameters<typeof ConversationWindows>[0] = {}) {
