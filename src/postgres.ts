@@ -1,6 +1,6 @@
 /**
- * Entry point `messaging-gateway-sdk/postgres`: dedupe, the transactional inbox and outbox, and
- * delivery statuses in the CRM's own PostgreSQL. Pass the driver you already use in: `pg`
+ * Entry point `messaging-gateway-sdk/postgres`: dedupe, the transactional inbox and outbox,
+ * delivery statuses and conversation windows in the CRM's own PostgreSQL. Pass the driver you already use in: `pg`
  * (node-postgres), `postgres` (postgres.js) or `@electric-sql/pglite`; this entry loads none of
  * them (all are optional peer dependencies). The SQL of its tables is in the package
  * (`dist/postgres/sql/*.sql`) for your own migration tool.
@@ -19,6 +19,7 @@ export type { LoopErrorHandler } from './postgres/poll-loops.js';
 export type { PruneOptions, PruneResult } from './postgres/prune.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';
 export type { PostgresTransaction } from './postgres/transaction-type.js';
+export { PostgresWindowStore } from './postgres/window-store.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type { ListenerContext } from './webhooks/receive/events.js';
 export type { WebhookQueue } from './webhooks/receive/options.js';

@@ -1,5 +1,11 @@
 import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
-import { GatewayApiError, GatewayError, GatewayValidationError, RateLimitError } from '../core/errors.js';
+import {
+  ConversationWindowError,
+  GatewayApiError,
+  GatewayError,
+  GatewayValidationError,
+  RateLimitError,
+} from '../core/errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
@@ -175,11 +181,15 @@ interface Outcome {
 }
 
 /**
- * A send that failed: refused before it left by a rule of the spec (`failed`), never left or held
- * back by a 429 (`pending` again: sent later), refused by the service (4xx: `failed`, its code as
- * the reason), or of unknown fate (`unknown`: it may have reached the service).
+ * A send that failed: refused before it left by a rule of the spec (`failed`, reason
+ * `invalid_request`) or by the client's conversation windows (`failed`, reason `window` or
+ * `tier`), never left or held back by a 429 (`pending` again: sent later), refused by the service
+ * (4xx: `failed`, its code as the reason), or of unknown fate (`unknown`: it may have reached the
+ * service).
  */
 function outcomeOf(error: unknown): Outcome {
+  // Outside its conversation window, or past the tier: the service would fail it (`window`, `tier`).
+  if (error instanceof ConversationWindowError) return { status: 'failed', reason: error.code };
   if (error instanceof GatewayValidationError) return { status: 'failed', reason: 'invalid_request' };
   if (error instanceof GatewayError && !error.requestSent) return { status: 'pending', reason: null };
   if (error instanceof RateLimitError) return { status: 'pending', reason: null };

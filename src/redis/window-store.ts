@@ -53,7 +53,7 @@ export class RedisWindowStore implements WindowStore {
   }
 
   async recordInbound(channelId: string, chatId: string, at: number): Promise<void> {
-    const args = [chatId, Math.round(at), Math.round(at) - INBOUND_KEPT_MS, INBOUND_KEPT_MS];
+    const args = [chatId, Math.round(at), Date.now() - INBOUND_KEPT_MS, INBOUND_KEPT_MS];
     await this.#redis.eval(inboundScript, [this.keysOf(channelId)[1]], args);
   }
 

@@ -2,12 +2,13 @@
 // as the service and fails what falls outside them; GatewayClient({ windows }) refuses those sends
 // before they leave, and lets through what the fake delivers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConversationWindowError, MessageFailedError } from '../../src/core/errors.js';
+import { ConversationWindowError } from '../../src/core/errors.js';
 import type { FakeGateway } from '../../src/testing.js';
 import {
   fakeWithWindows,
   INSTA,
   type Instance,
+  outcomeOf,
   sendsTo,
   startInstance,
   templateTo,
@@ -31,15 +32,7 @@ afterAll(async () => {
   await crm?.close();
 });
 
-/** The status the fake gave a send, as the CRM's receiver heard it: `read`, or the failure reason. */
-async function outcome(requestId: string): Promise<string | null> {
-  try {
-    return (await crm.tracker.waitFor(requestId, { until: 'read', timeoutMs: 10_000 })).status;
-  } catch (error) {
-    if (error instanceof MessageFailedError) return error.reason;
-    throw error;
-  }
-}
+const outcome = (requestId: string) => outcomeOf(crm, requestId);
 
 describe('conversation windows against the fake gateway', () => {
   it('a closed wapi window: refused before it leaves; the fake fails the same send with over_24_hour_limit', async () => {

@@ -2,7 +2,9 @@
 // its own receiver (a WebhookHandler the windows listen to) and its own client; the fake holds a
 // wapi channel (TIER_0) and an instagram one, and fails what the service would fail.
 import { createServer } from 'node:http';
+import { expect } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
+import { MessageFailedError } from '../../src/core/errors.js';
 import type { SendMessageParams } from '../../src/schemas/messages.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { ConversationWindows } from '../../src/tracking/conversation-windows.js';
@@ -81,3 +83,35 @@ export const templateTo = (chat_id: string): SendMessageParams => ({
 /** The number of sends the fake received. */
 export const sendsTo = (gateway: FakeGateway) =>
   gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages').length;
+
+/** The status the fake gave a send, as `instance`'s receiver heard it: `read`, or the failure reason. */
+export async function outcomeOf(instance: Instance, requestId: string): Promise<string | null> {
+  try {
+    return (await instance.tracker.waitFor(requestId, { until: 'read', timeoutMs: 10_000 })).status;
+  } catch (error) {
+    if (error instanceof MessageFailedError) return error.reason;
+    throw error;
+  }
+}
+
+/**
+ * Two instances sharing a store: only `a` hears the fake's deliveries and reads the channels; `b`
+ * sends, judged by what `a` heard. `chat` is a wapi chat that never wrote.
+ */
+export async function expectFleetShares(gateway: FakeGateway, a: Instance, b: Instance, chat: string) {
+  await a.client.webhooks.ensure(a.url, ['message.add', 'message.status_update']);
+  await a.client.channels.list();
+  expect(await b.windows.get(WAPI, chat)).toEqual({ transport: 'wapi', open: false });
+  const before = sendsTo(gateway);
+  await expect(b.client.messages.send(textTo(chat))).rejects.toMatchObject({ code: 'window' });
+  expect(sendsTo(gateway)).toBe(before);
+
+  const template = await b.client.messages.send(templateTo(chat));
+  expect(await outcomeOf(a, template.request_id)).toBe('read');
+  expect((await a.windows.conversationsToday(WAPI)).count).toBeGreaterThanOrEqual(1);
+
+  await gateway.simulate.inbound({ channel_id: WAPI, chat_id: chat, text: 'Yes, ship it' });
+  expect(await b.windows.get(WAPI, chat)).toMatchObject({ open: true, closesAt: expect.any(Number) });
+  const text = await b.client.messages.send(textTo(chat));
+  expect(await outcomeOf(a, text.request_id)).toBe('read');
+}
