@@ -2,7 +2,13 @@
 // windows, tier; Errors → over_24_hour_limit, messages_not_text_first). Written here again on
 // purpose: the fake shares no rule with the SDK's ConversationWindows, so the SDK's guard is
 // tested against an independent judge.
-import type { FakeChannel } from './state.js';
+
+/** What the windows read of a channel the fake holds. */
+interface WindowChannel {
+  channel_id: string;
+  transport: string;
+  tier: string | null;
+}
 
 const HOUR_MS = 3_600_000;
 
@@ -46,7 +52,7 @@ export class FakeWindows {
   }
 
   /** The chat's window, or null for a channel whose transport has none. */
-  windowOf(channel: FakeChannel | undefined, chatId: string): ChatWindow | null {
+  windowOf(channel: WindowChannel | undefined, chatId: string): ChatWindow | null {
     if (channel?.transport !== 'wapi' && channel?.transport !== 'instAPI') return null;
     const { transport, channel_id } = channel;
     const last = this.#inbound.get(`${channel_id}\u0000${chatId}`);
@@ -59,7 +65,12 @@ export class FakeWindows {
    * template starting a wapi conversation past the tier (over_24_hour_limit). A template that
    * starts a conversation is counted.
    */
-  failureOf(channel: FakeChannel, chatId: string, body: Record<string, unknown>, now: number): string | null {
+  failureOf(
+    channel: WindowChannel,
+    chatId: string,
+    body: Record<string, unknown>,
+    now: number,
+  ): string | null {
     const window = this.windowOf(channel, chatId);
     if (!window || (window.closesAt !== null && window.closesAt > now)) return null;
     if (body.template === undefined) {
@@ -69,7 +80,7 @@ export class FakeWindows {
   }
 
   /** Starts a wapi conversation, unless the chat has one; over_24_hour_limit past the tier. */
-  #start(channel: FakeChannel, chatId: string, now: number): string | null {
+  #start(channel: WindowChannel, chatId: string, now: number): string | null {
     const started = this.#conversations.get(channel.channel_id) ?? new Map<string, number>();
     this.#conversations.set(channel.channel_id, started);
     for (const [chat, at] of started) {
