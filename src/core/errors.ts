@@ -288,10 +288,11 @@ function windowRefusal(init: ConversationWindowErrorInit): string {
   }
   const wapi = init.transport.toLowerCase() === 'wapi';
   const window = wapi ? '24-hour' : '7-day';
+  const span = wapi ? '24 hours' : '7 days';
   const since =
     init.closedAt === undefined
-      ? 'the customer has not written within it'
-      : `it closed at ${iso(init.closedAt)}, ${wapi ? '24 hours' : '7 days'} after the customer's last message`;
+      ? `no message of the customer in the last ${span}`
+      : `it closed at ${iso(init.closedAt)}, ${span} after the customer's last message`;
   const open = wapi
     ? 'send a template: a template opens a wapi conversation'
     : 'it opens again when the customer writes';
