@@ -373,7 +373,18 @@ export function isTemporaryReason(reason: string | null): boolean {
   return lower === 'network_error' || lower === 'to_many_requests' || lower.startsWith('message_channel_');
 }
 
-/** DeliveryTracker: the message reached status `failed`. */
+/** What the reasons of the conversation windows mean, said beside them (see ConversationWindows). */
+const WINDOW_REASONS: Readonly<Record<string, string>> = {
+  over_24_hour_limit:
+    "wapi: outside the chat's 24-hour conversation window, or past the conversations the channel's tier allows a day; a template opens a conversation",
+  messages_not_text_first:
+    "instagram: outside the chat's 7-day conversation window; it opens again when the customer writes",
+};
+
+/**
+ * DeliveryTracker: the message reached status `failed`. The message says what the reasons of the
+ * conversation windows mean (`over_24_hour_limit`, `messages_not_text_first`).
+ */
 export class MessageFailedError extends GatewayError {
   override name = 'MessageFailedError';
   /**
@@ -387,7 +398,11 @@ export class MessageFailedError extends GatewayError {
   readonly messageId: string | null;
 
   constructor(init: { reason: MessageFailureReason | null; requestId: string; messageId: string | null }) {
-    super(`Message ${init.requestId} failed: ${init.reason ?? 'no reason given'}`, {
+    const reason = init.reason;
+    const meaning =
+      reason !== null && Object.hasOwn(WINDOW_REASONS, reason) ? WINDOW_REASONS[reason] : undefined;
+    const why = `${init.reason ?? 'no reason given'}${meaning ? ` (${meaning})` : ''}`;
+    super(`Message ${init.requestId} failed: ${why}`, {
       retryable: isTemporaryReason(init.reason),
     });
     this.reason = init.reason;
