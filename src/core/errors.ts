@@ -189,13 +189,23 @@ export class GatewayTimeoutError extends GatewayError {
   /** True when the call never started: the time ran out in the rate limiter's queue. */
   readonly queued: boolean;
 
+  /**
+   * @param init.message the whole message, for a time limit that is not one call's (what
+   *   `channels.connect` was waiting for); default: the call and `no answer within N ms`
+   */
   constructor(
-    init: { method: string; url: string; timeoutMs: number; queued?: boolean } & GatewayErrorOptions,
+    init: {
+      method: string;
+      url: string;
+      timeoutMs: number;
+      queued?: boolean;
+      message?: string;
+    } & GatewayErrorOptions,
   ) {
     const why = init.queued
       ? `not sent: no rate-limiter slot within ${init.timeoutMs} ms`
       : `no answer within ${init.timeoutMs} ms`;
-    super(`${init.method} ${init.url}: ${why}`, { requestSent: !init.queued, ...init });
+    super(init.message ?? `${init.method} ${init.url}: ${why}`, { requestSent: !init.queued, ...init });
     this.method = init.method;
     this.url = init.url;
     this.timeoutMs = init.timeoutMs;

@@ -105,14 +105,20 @@ const REPLIES: Record<CrmRequest, Check> = {
 
 /**
  * Judges the receiver's answer to a CRM request: answered 200 (spec: the receiver answers 200 OK),
- * with a JSON object holding the fields the request's reply needs, each of its type. `text` is the
- * answer's body (at most what the fake reads of it).
+ * whole, with a JSON object holding the fields the request's reply needs, each of its type. `text`
+ * is the answer's body (at most what the fake reads of it); `unfinished` says, in words, why it
+ * came short of its end (a time-out, a reset, longer than the fake reads).
  */
-export function judgeReply(request: CrmRequest, status: number, text: string): ReplyVerdict {
+export function judgeReply(
+  request: CrmRequest,
+  answer: { status: number; text: string; unfinished?: string },
+): ReplyVerdict {
+  const { status, text, unfinished } = answer;
   if (status !== 200) {
     const answered = status === 0 ? 'no answer came' : `answered ${status}, not 200`;
     return { valid: false, issues: [answered] };
   }
+  if (unfinished) return { valid: false, issues: [unfinished] };
   let reply: unknown;
   try {
     reply = JSON.parse(text);

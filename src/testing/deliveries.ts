@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sleep } from '../internal/sleep.js';
 import { crmRequestOf, judgeReply, type ReplyVerdict } from './crm-replies.js';
-import { type NoTurn, ReceiverQueues } from './receiver-queues.js';
+import { type Answer, exchange } from './receiver-answers.js';
+import { type NoTurn, now, ReceiverQueues } from './receiver-queues.js';
 import type { FakeState, FakeV3Settings } from './state.js';
 
 /**
@@ -63,34 +64,8 @@ export interface DeliveryOptions {
   onDelivery?: (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }) => void;
 }
 
-/** How much of a receiver's answer the fake reads; the rest is dropped (an endless answer ends here). */
-const MAX_ANSWER_BYTES = 64 * 1024;
 /** How much of an answer's text a record keeps. */
 const KEPT_ANSWER_CHARS = 2048;
-
-/**
- * Reads up to `maxBytes` of an answer's body as text, then stops reading it; what came before an
- * error (the time-out, a reset) is kept.
- */
-async function readBounded(res: Response, maxBytes: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // the answer ends where the error cut it
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
-}
 
 /** The v3 switch that lets each property of a v3 body through. */
 const V3_SWITCH: Record<string, keyof FakeV3Settings['subscriptions']> = {
@@ -113,7 +88,8 @@ export class Deliverer {
   readonly #timeoutMs: number;
   readonly #queues = new ReceiverQueues();
   readonly #pending = new Set<Promise<unknown>>();
-  #abort = new AbortController();
+  /** Aborted by close, for good: what is in flight is cut, and nothing starts after. */
+  readonly #abort = new AbortController();
   /** Raised by reset and close: life cycles started before stop at their next step. */
   epoch = 0;
 
@@ -177,7 +153,7 @@ export class Deliverer {
   async step(epoch: number): Promise<boolean> {
     // close() ends the wait at once: a long stepMs must not hold close() for a step.
     await sleep(this.stepMs, this.#abort.signal).catch(() => {});
-    return epoch === this.epoch;
+    return epoch === this.epoch && !this.#abort.signal.aborted;
   }
 
   /** Forgets the record and stops life cycles in progress. */
@@ -186,11 +162,13 @@ export class Deliverer {
     this.records.length = 0;
   }
 
-  /** Stops life cycles and abandons deliveries in flight and waiting (close). */
+  /**
+   * Stops life cycles and abandons deliveries in flight and waiting (close); a delivery asked for
+   * later (a repeat, or one a request made while the fake closes) is abandoned unsent.
+   */
   stop(): void {
     this.epoch++;
     this.#abort.abort();
-    this.#abort = new AbortController();
     this.#queues.close();
   }
 
@@ -222,7 +200,7 @@ export class Deliverer {
    * Its text is made only once it has a turn: a line of waiting deliveries holds no copy of a body.
    */
   async #post(record: DeliveryRecord): Promise<number> {
-    const deadline = Date.now() + this.#timeoutMs;
+    const deadline = now() + this.#timeoutMs;
     const turn = await this.#queues.turn(record.url, deadline);
     if (typeof turn === 'string') return this.#settle(record, { status: 0, text: '', failure: turn });
     const v3 = record.api === 'v3';
@@ -232,7 +210,8 @@ export class Deliverer {
       ...(v3 && this.#crmKey && { authorization: `Bearer ${this.#crmKey}` }),
     };
     const sent = { headers, body: JSON.stringify(record.body) };
-    const answer = await this.#exchange(record.url, sent, deadline).finally(() => turn.end());
+    const left = Math.min(this.#timeoutMs, Math.max(0, Math.ceil(deadline - now())));
+    const answer = await exchange(record.url, sent, this.#abort.signal, left).finally(() => turn.end());
     this.#settle(record, answer);
     try {
       this.#onDelivery?.(record, sent);
@@ -243,34 +222,13 @@ export class Deliverer {
   }
 
   /** Records a delivery's answer, or why none came, and the verdict on a CRM reply. */
-  #settle(
-    record: DeliveryRecord,
-    answer: { status: number; text: string; failure?: DeliveryFailure },
-  ): number {
+  #settle(record: DeliveryRecord, answer: Omit<Answer, 'failure'> & { failure?: DeliveryFailure }): number {
     record.status = answer.status;
     if (answer.status !== 0) record.answer = answer.text.slice(0, KEPT_ANSWER_CHARS);
     if (answer.failure) record.failure = answer.failure;
     const request = crmRequestOf(record.body);
-    if (request) record.reply = judgeReply(request, answer.status, answer.text);
+    if (request) record.reply = judgeReply(request, answer);
     this.#state.changed();
     return answer.status;
-  }
-
-  /** One POST, cut at `deadline`: the answer's status and text, or why none came. */
-  async #exchange(
-    url: string,
-    request: { headers: Record<string, string>; body: string },
-    deadline: number,
-  ): Promise<{ status: number; text: string; failure?: DeliveryFailure }> {
-    const closed = this.#abort.signal;
-    const signal = AbortSignal.any([closed, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
-    try {
-      const res = await fetch(url, { method: 'POST', ...request, signal });
-      return { status: res.status, text: await readBounded(res, MAX_ANSWER_BYTES) };
-    } catch {
-      // spec: the service's retry policy is not shown, so nothing is retried
-      const failure = closed.aborted ? 'closed' : signal.aborted ? 'timedOut' : 'connection';
-      return { status: 0, text: '', failure };
-    }
   }
 }

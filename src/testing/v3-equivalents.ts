@@ -16,7 +16,7 @@ const ERROR_CODES: Record<string, string> = {
   // file too large or type unsupported: TOO_BIG_CONTENT for a file over 50 MB (see v3ErrorCode)
   bad_content: 'WRONG_CONTENT',
   canceled: 'MESSAGE_CANCELLED',
-  // wapi: cannot write first, outside the 24-hour window
+  // wapi: the daily limit of 24-hour conversation sessions is spent, so it cannot write first
   over_24_hour_limit: '24_HOURS_EXCEEDED',
   // instagram: cannot write first, outside the 7-day window
   messages_not_text_first: '7_DAYS_EXCEEDED',
@@ -47,14 +47,18 @@ export function v3ErrorCode(reason: string | null, body: Record<string, unknown>
 const DISABLED_STATES: Record<string, string> = {
   not_enough_money: 'notEnoughMoney',
   unauthorized: 'unauthorized',
+  // another phone scanned the QR: the channel is not authorized by its own number, and the remedy
+  // is v3 unauthorized's, "authorize again" (v3 disabled is "not in the subscription, or during
+  // maintenance", neither of which it is)
+  foreignphone: 'unauthorized',
   openelsewhere: 'openElsewhere',
 };
 
 /**
  * The v3 state of a channel in v2 `status` / `reason`, or undefined when v3 has none (a channel
  * starting, but for its QR): `active`; `qr` while a QR waits for a scan; for a disabled channel
- * the state of its reason, else `disabled`, the v3 state of a channel that is off (no reason, and
- * blocked, rejected, foreignphone, qridle, whose meanings v3 has no state for).
+ * the state of its reason (foreignphone: `unauthorized`), else `disabled`, the v3 state of a
+ * channel that is off (no reason, and blocked, rejected, qridle, whose meanings v3 has no state for).
  */
 export function v3ChannelState(status: FakeChannel['status'], reason: string | null): string | undefined {
   if (status === 'active') return 'active';

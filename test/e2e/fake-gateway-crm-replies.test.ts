@@ -91,6 +91,57 @@ describe("the CRM's reply to crm_entities.contact_add", () => {
   });
 });
 
+describe('a reply that does not come whole', () => {
+  /** The verdict on the reply of a receiver that answers 200, writes `start`, then hangs or resets. */
+  async function verdictOf(start: string, then: 'hang' | 'reset') {
+    const receiver = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(start, () => then === 'reset' && res.destroy());
+      });
+    });
+    // the answer never ends, so any reply time-out gives the same verdict
+    const fake = await createFakeGateway({ deliveryTimeoutMs: 500 });
+    try {
+      const url = `${receiver.url}/crm`;
+      const res = await fetch(`${fake.url}/v2/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fake.token}` },
+        body: JSON.stringify({ data: [{ url, event: 'crm_entities.contact_add' }] }),
+      });
+      expect(res.status).toBe(200);
+      const [record] = await fake.simulate.deliver(contactAdd);
+      return record?.reply;
+    } finally {
+      await fake.close();
+      await receiver.close();
+    }
+  }
+
+  it('says the answer did not end in time, when the receiver stops writing it', async () => {
+    expect(await verdictOf('{"id":"c-1",', 'hang')).toEqual({
+      valid: false,
+      issues: ['the answer did not end within the reply time-out'],
+    });
+  });
+
+  it('says the connection was cut, when the receiver resets it mid-answer', async () => {
+    expect(await verdictOf('{"id":"c-1",', 'reset')).toEqual({
+      valid: false,
+      issues: ['the connection was cut before the answer ended'],
+    });
+  });
+
+  it('says the answer is longer than the fake reads, rather than that it is not JSON', async () => {
+    const text = JSON.stringify({ id: 'c-1', name: 'A'.repeat(100_000) });
+    expect((await replied(contactAdd, text)).reply).toEqual({
+      valid: false,
+      issues: ['the answer is over 64 KiB, more than the fake reads'],
+    });
+  });
+});
+
 describe("the CRM's reply to crm_entities.deal_add", () => {
   it('passes with an id; checks the type of each optional field', async () => {
     expect((await replied(dealAdd, '{"id":"d-1","closed":false,"contacts":["c-1"]}')).reply).toEqual({

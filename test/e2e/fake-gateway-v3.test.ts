@@ -108,7 +108,8 @@ describe("a channel's status, to a v3 address", () => {
     ['disabled', null, 'disabled'],
     ['disabled', 'blocked', 'disabled'],
     ['disabled', 'rejected', 'disabled'],
-    ['disabled', 'foreignphone', 'disabled'],
+    // another phone scanned the QR: v3's remedy for it is unauthorized's, "authorize again"
+    ['disabled', 'foreignphone', 'unauthorized'],
     ['disabled', 'not_enough_money', 'notEnoughMoney'],
     ['disabled', 'unauthorized', 'unauthorized'],
     ['disabled', 'openelsewhere', 'openElsewhere'],

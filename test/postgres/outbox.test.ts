@@ -1,6 +1,7 @@
 // store.outbox and store.deliveries (DESIGN: The CRM's own database): a send written in the
 // caller's transaction, relayed at most once, its row following the statuses; statuses in a table
-// and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js.
+// and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js, and
+// through each ORM (Prisma, Drizzle, Kysely, Knex; those that cannot LISTEN poll).
 
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
@@ -9,17 +10,25 @@ import { GatewayClient } from '../../src/client.js';
 import { GatewayValidationError } from '../../src/core/errors.js';
 import { postgresStore } from '../../src/postgres/store.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
-import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import {
+  canListen,
+  onPGlite,
+  openStore,
+  PGLITE_START_MS,
+  postgresTargets,
+  sqlOn,
+  until,
+} from '../support/postgres-targets.js';
 import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
 const { gateway: fake, sends } = fakeGatewayForFile();
 
-for (const target of postgresTargets()) {
+for (const target of postgresTargets({ orms: true })) {
   describe(`store.outbox on ${target.name}`, () => {
     let opened: Awaited<ReturnType<typeof openStore>>;
     beforeEach(async () => {
       opened = await openStore(target);
-    }, 60_000); // the first opens the file's PGlite, slow on a busy machine
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
     const client = () => new GatewayClient({ baseUrl: fake().url, token: fake().token, logLevel: 'off' });
     const outbox = () => opened.store.outbox;
@@ -129,7 +138,7 @@ for (const target of postgresTargets()) {
     let opened: Awaited<ReturnType<typeof openStore>>;
     beforeEach(async () => {
       opened = await openStore(target);
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
 
     it('keeps statuses moving forward, finds a message by its id, and a waitFor on another instance resolves', async () => {
@@ -156,7 +165,7 @@ for (const target of postgresTargets()) {
       await other.close();
     });
 
-    it.skipIf(target.name === 'pglite')(
+    it.skipIf(onPGlite(target) || !canListen(target))(
       'listens again after its connection dropped: a later waitFor on this instance still hears another',
       async () => {
         const other = await target.open();

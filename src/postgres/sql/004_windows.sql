@@ -2,6 +2,8 @@
 -- of each channel and chat, so that a send on any instance is judged by it. Times come from the
 -- SDK's clock.
 
+CREATE SCHEMA IF NOT EXISTS messaging_gateway;
+
 -- Each channel's transport (wapi and instAPI have windows) and, for wapi, its tier.
 CREATE TABLE IF NOT EXISTS messaging_gateway.window_channels (
   channel_id text PRIMARY KEY,

@@ -51,8 +51,10 @@ const statusOf = (channel: Channel): InboxItem => ({
  * steps; answer a `password` step with {@link ChannelConnection.submit2fa}. The iteration ends
  * after `active`, or rejects with ChannelConnectError (the channel failed: `reason`,
  * `channelId`), GatewayTimeoutError past `timeoutMs`, or GatewayAbortError when `signal`
- * aborts; the error's `requestSent` is false only when the channel's creation surely never
- * reached the service (a retry then cannot create a second channel). A `break`, an abort or the end removes its webhook listener and stops its calls.
+ * aborts. The error's `requestSent` speaks for the channel's creation: false only when it surely
+ * never reached the service (connecting again then cannot create a second channel), true once
+ * the channel exists, whichever later step failed. A `break`, an abort or the end removes its
+ * webhook listener and stops its calls.
  */
 export class ChannelConnection implements AsyncIterable<ConnectStep> {
   readonly #calls: ChannelCalls;
@@ -65,6 +67,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   #started = false;
   #channelId: string | undefined;
   #passwordAsked = false;
+  /** The last step yielded, and whether a password was accepted since: what a time-out reports. */
+  #lastStep: ConnectStep['kind'] | undefined;
+  #passwordSent = false;
 
   /**
    * @internal made by `channels.connect`
@@ -104,6 +109,7 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
         { two_factor_code: code, transport },
         { signal: this.#stop.signal },
       );
+      this.#passwordSent = true;
     } catch (error) {
       this.#passwordAsked = false;
       throw error;
@@ -145,9 +151,10 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       if (typeof created.url === 'string') yield this.#live({ kind: 'url', channelId, url: created.url });
       yield* this.#steps(channelId);
     } catch (error) {
-      if (!stop.signal.aborted) throw error;
+      // The flow's error speaks for the channel's creation: once created, whatever step failed
+      // (a poll refused, a pairing code that broke a rule) says it may have reached the service.
       const sent = this.#channelId !== undefined || !(error instanceof GatewayError) || error.requestSent;
-      throw withRequestSent(stop.signal.reason, sent);
+      throw withRequestSent(stop.signal.aborted ? stop.signal.reason : error, sent);
     } finally {
       unwatch();
       disarm();
@@ -175,7 +182,22 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   /** A step, unless the flow was stopped: after an abort or a time-out the next thing is the rejection. */
   #live(step: ConnectStep): ConnectStep {
     this.#stop.signal.throwIfAborted();
+    this.#lastStep = step.kind;
+    if (step.kind === 'password') this.#passwordSent = false;
     return step;
+  }
+
+  /** The time-out's sentence: what the flow was waiting for when the time ran out, and its last step. */
+  #timeoutMessage(timeoutMs: number): string {
+    const channelId = this.#channelId;
+    if (channelId === undefined)
+      return `channels.connect: no channel created within ${timeoutMs} ms (the service did not answer the create)`;
+    const last = this.#lastStep ?? 'created';
+    const waiting =
+      last === 'password' && this.#passwordSent
+        ? 'the channel to become active after the password'
+        : WAITING[last];
+    return `channels.connect: channel ${channelId} not active within ${timeoutMs} ms: waiting for ${waiting} (last step: ${last})`;
   }
 
   /**
@@ -189,7 +211,11 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       this.#channelId === undefined
         ? { method: 'POST', url: this.#urlOf('/v2/channels') }
         : { method: 'GET', url: this.#urlOf(`/v2/channels/${encodeURIComponent(this.#channelId)}`) };
-    const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
+    const timeOut = () =>
+      stop.abort(
+        new GatewayTimeoutError({ ...where(), timeoutMs, message: this.#timeoutMessage(timeoutMs) }),
+      );
+    const timer = setTimeout(timeOut, timeoutMs);
     const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
     if (signal?.aborted) abort(signal.reason);
     const cancelAbort = signal && !signal.aborted ? onAbort(signal, abort) : undefined;
@@ -263,6 +289,16 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     return { signal: this.#stop.signal };
   }
 }
+
+/** What the flow waits for after each step, as a time-out says it. */
+const WAITING: Record<ConnectStep['kind'], string> = {
+  created: 'its first QR code or its status (a bot becomes active by itself)',
+  qr: 'the QR code to be scanned',
+  'pairing-code': 'the pairing code to be typed in the app',
+  url: 'the connection address to be opened',
+  password: 'the two-factor password (submit2fa)',
+  active: 'nothing',
+};
 
 /** Shortest `pollIntervalMs`: `channels.get` read more often than this would eat the rate limit. */
 const MIN_POLL_MS = 1000;

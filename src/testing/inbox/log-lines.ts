@@ -110,7 +110,9 @@ export interface DeliveryDetail {
   url: string;
   /** The body sent, as indented JSON (the first {@link DETAIL_CHARS} characters). */
   body: string;
+  /** The receiver's answer; 0: none came (`failure` says why); null while awaited. */
   status: number | null;
+  /** Why no answer came (`dropped`, `timedOut`, `connection`, `closed`), or null. */
   failure: string | null;
   /** The start of the receiver's answer body. */
   answer: string | null;

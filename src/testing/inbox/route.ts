@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAILURE_REASONS } from '../../schemas/reasons.js';
+import { SecretMatcher } from '../../webhooks/receive/secret-matcher.js';
 import { json, readJson } from '../http-utils.js';
 import type { FakeGatewaySimulate } from '../simulate.js';
 import { ACTIONS, ActionError } from './actions.js';
@@ -48,10 +49,13 @@ function file(res: ServerResponse, name: Asset, text: string): void {
 
 /** What the inbox page reads of the fake. */
 export interface InboxSources {
+  /** What the page's buttons do (as the customer, or the service). */
   simulate: FakeGatewaySimulate;
+  /** The page's event stream of what changed. */
   live: LiveUpdates;
   /** The delivery of an opened log line, while the fake holds it. */
   detail: (lineId: number) => DeliveryDetail | undefined;
+  /** The fake's port, once it listens (the Host and Origin the page must send). */
   port: () => number;
 }
 
@@ -59,6 +63,7 @@ export interface InboxSources {
 export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
   // Per gateway: only a page served by this fake (same origin) can read it and send actions.
   const pageToken = randomUUID();
+  const token = new SecretMatcher(pageToken); // compared in constant time
   // The failure reasons offered are the spec's own list (the one the status action accepts).
   const page = INBOX_FILES['index.html']
     .replace('{{PAGE_TOKEN}}', pageToken)
@@ -89,7 +94,7 @@ export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
     if (pathname !== '/' && !pathname.startsWith(INBOX_PREFIX)) return false;
     const name = pathname.slice(INBOX_PREFIX.length);
     const isAction = req.method === 'POST';
-    const refused = refusal(req, port(), pageToken, isAction);
+    const refused = refusal(req, port(), token, isAction);
     if (refused) {
       json(res, 403, { error: refused });
       return true;
@@ -104,7 +109,7 @@ export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
     else if (name === 'events' && head) json(res, 405, { error: 'GET: an event stream' });
     else if (name !== 'events' && !LOG_LINE.test(name)) json(res, 404, { error: 'not found' });
     // the page's data (texts, bodies, answers) goes only to the page that holds the token
-    else if (url.searchParams.get('t') !== pageToken)
+    else if (!token.matches(url.searchParams.get('t')))
       json(res, 403, { error: 'the page token is missing or wrong' });
     else if (name === 'events') live.listen(res);
     else {
