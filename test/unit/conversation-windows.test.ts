@@ -232,6 +232,16 @@ describe('ConversationWindows: what a send gets', () => {
     expect((await windows.get(WAPI, CHAT)).transport).toBe('wapi');
     expect(await windows.conversationsToday(WAPI)).toMatchObject({ tier: 'TIER_0', cap: 250 });
   });
+
+  it('learns a transport and tier from the one channel channels.get answers', async () => {
+    const windows = new ConversationWindows({ heardSince: 0 });
+    const channel = { channel_id: 'w9', transport: 'wapi', tier: 'TIER_10K', status: 'active' };
+    const { client } = clientWith(windows, () => Response.json({ data: [channel] }));
+    await client.channels.get('w9');
+    expect((await windows.get('w9', CHAT)).transport).toBe('wapi');
+    expect(await windows.conversationsToday('w9')).toMatchObject({ tier: 'TIER_10K', cap: 10_000 });
+    await expect(client.messages.send(text('w9'))).rejects.toMatchObject({ code: 'window' });
+  });
 });
 
 describe('ConversationWindows: nothing refused on a guess', () => {
