@@ -59,7 +59,11 @@ async function sendsBeside(windows: Windows): Promise<{ without: number; with: n
   try {
     const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
     const base = `http://127.0.0.1:${chunk.toString().trim()}`;
-    const options = { baseUrl: base, token: 'bench-token', rateLimit: { requests: 100_000, intervalMs: 1000 } };
+    const options = {
+      baseUrl: base,
+      token: 'bench-token',
+      rateLimit: { requests: 100_000, intervalMs: 1000 },
+    };
     const plain = new GatewayClient(options);
     const guarded = new GatewayClient({ ...options, windows });
     const samples = { without: [] as number[], with: [] as number[] };
@@ -89,7 +93,12 @@ async function memoryCheck(): Promise<Result> {
   return {
     lines: [
       `windows (memory): messages.send, median µs per call — without windows ${sends.without.toFixed(1)}, with windows ${sends.with.toFixed(1)}`,
-      verdict('windows (memory) check added to a send', `${check.toFixed(2)} µs`, ok, `≤ ${MEMORY_TARGET_US} µs`),
+      verdict(
+        'windows (memory) check added to a send',
+        `${check.toFixed(2)} µs`,
+        ok,
+        `≤ ${MEMORY_TARGET_US} µs`,
+      ),
     ],
     ok,
   };
@@ -99,7 +108,10 @@ async function memoryCheck(): Promise<Result> {
 function memoryPerChat(): Result {
   const n = 1_000_000;
   // Ids as the service gives them: a channel's UUID, a chat's phone number.
-  const channels = Array.from({ length: 10 }, (_, i) => `0f3c5a1e-7b2d-4c8e-9a6f-${String(i).padStart(12, '0')}`);
+  const channels = Array.from(
+    { length: 10 },
+    (_, i) => `0f3c5a1e-7b2d-4c8e-9a6f-${String(i).padStart(12, '0')}`,
+  );
   const chats = Array.from({ length: n }, (_, i) => String(79_000_000_000 + i));
   collectGarbage();
   const before = process.memoryUsage().heapUsed;
@@ -110,7 +122,14 @@ function memoryPerChat(): Result {
   const perChat = (process.memoryUsage().heapUsed - before) / n;
   const ok = perChat <= BYTES_TARGET && store.size === n;
   return {
-    lines: [verdict(`windows (memory) with ${n.toLocaleString('en')} chats`, `${perChat.toFixed(0)} bytes per chat`, ok, `≤ ${BYTES_TARGET}`)],
+    lines: [
+      verdict(
+        `windows (memory) with ${n.toLocaleString('en')} chats`,
+        `${perChat.toFixed(0)} bytes per chat`,
+        ok,
+        `≤ ${BYTES_TARGET}`,
+      ),
+    ],
     ok,
   };
 }

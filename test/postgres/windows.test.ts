@@ -89,43 +89,49 @@ for (const target of postgresTargets({ orms: true })) {
       expect((await y.conversations('ch-tier', now - 24 * HOUR)).count).toBe(9);
     });
 
-    it.runIf(driver)('the outbox relay marks a send the windows refuse failed, with window or tier as its reason', async () => {
-      await a().client.channels.list();
-      const s = `"${opened.schema}"`;
-      // The wapi channel has started its tier's 250 conversations today.
-      await sqlOn(
-        opened.db,
-        `INSERT INTO ${s}.window_chats (channel_id, chat_id, conversation_at)
+    it.runIf(driver)(
+      'the outbox relay marks a send the windows refuse failed, with window or tier as its reason',
+      async () => {
+        await a().client.channels.list();
+        const s = `"${opened.schema}"`;
+        // The wapi channel has started its tier's 250 conversations today.
+        await sqlOn(
+          opened.db,
+          `INSERT INTO ${s}.window_chats (channel_id, chat_id, conversation_at)
          SELECT $1, 'started-' || i, now() - interval '1 hour' FROM generate_series(1, 250) i`,
-        [WAPI],
-      );
-      const outbox = opened.store.outbox;
-      const { driverOf } = await import('../../src/postgres/driver.js');
-      const ids = await driverOf(opened.db).transaction(async (_session, tx) => [
-        await outbox.send(tx, textTo('79006660003')),
-        await outbox.send(tx, templateTo('79006660004')),
-      ]);
-      const before = sendsTo(gateway);
-      const relay = outbox.relay(b().client, { pollIntervalMs: 10 });
-      await until(async () => (await outbox.get(ids[1] as string))?.status === 'failed');
-      await relay.stop();
-      expect(await outbox.get(ids[0] as string)).toMatchObject({ status: 'failed', reason: 'window' });
-      expect(await outbox.get(ids[1] as string)).toMatchObject({ status: 'failed', reason: 'tier' });
-      expect(sendsTo(gateway)).toBe(before);
-    });
+          [WAPI],
+        );
+        const outbox = opened.store.outbox;
+        const { driverOf } = await import('../../src/postgres/driver.js');
+        const ids = await driverOf(opened.db).transaction(async (_session, tx) => [
+          await outbox.send(tx, textTo('79006660003')),
+          await outbox.send(tx, templateTo('79006660004')),
+        ]);
+        const before = sendsTo(gateway);
+        const relay = outbox.relay(b().client, { pollIntervalMs: 10 });
+        await until(async () => (await outbox.get(ids[1] as string))?.status === 'failed');
+        await relay.stop();
+        expect(await outbox.get(ids[0] as string)).toMatchObject({ status: 'failed', reason: 'window' });
+        expect(await outbox.get(ids[1] as string)).toMatchObject({ status: 'failed', reason: 'tier' });
+        expect(sendsTo(gateway)).toBe(before);
+      },
+    );
 
-    it.runIf(driver)('store.prune forgets chats silent for longer than the longest window, and keeps the rest', async () => {
-      const s = `"${opened.schema}"`;
-      await sqlOn(
-        opened.db,
-        `INSERT INTO ${s}.window_chats (channel_id, chat_id, last_inbound_at, conversation_at) VALUES
+    it.runIf(driver)(
+      'store.prune forgets chats silent for longer than the longest window, and keeps the rest',
+      async () => {
+        const s = `"${opened.schema}"`;
+        await sqlOn(
+          opened.db,
+          `INSERT INTO ${s}.window_chats (channel_id, chat_id, last_inbound_at, conversation_at) VALUES
           ('c', 'silent', now() - interval '9 days', NULL),
           ('c', 'wrote-a-week-ago', now() - interval '7 days', NULL),
           ('c', 'template-yesterday', now() - interval '10 days', now() - interval '1 day')`,
-      );
-      expect((await opened.store.prune({ olderThanMs: HOUR })).windows).toBe(1);
-      const left = await sqlOn(opened.db, `SELECT chat_id FROM ${s}.window_chats ORDER BY 1`);
-      expect(left.map((r) => r.chat_id)).toEqual(['template-yesterday', 'wrote-a-week-ago']);
-    });
+        );
+        expect((await opened.store.prune({ olderThanMs: HOUR })).windows).toBe(1);
+        const left = await sqlOn(opened.db, `SELECT chat_id FROM ${s}.window_chats ORDER BY 1`);
+        expect(left.map((r) => r.chat_id)).toEqual(['template-yesterday', 'wrote-a-week-ago']);
+      },
+    );
   });
 }
