@@ -7,7 +7,7 @@ export interface MemoryWindowStoreOptions {
   /**
    * Chats whose last inbound message is remembered at most; past it the chat heard from longest
    * ago goes (its window counts as unknown, never as closed, until a whole window has passed).
-   * About 120 bytes each. @default 100000
+   * About 100 bytes each. @default 100000
    */
   maxChats?: number;
   /** Channels remembered at most (transport, tier, conversations); the oldest go first. @default 10000 */
