@@ -222,7 +222,8 @@ export class ConversationWindows implements WindowGuard {
     if (!target) return undefined;
     const known = this.#transports.get(target.channelId);
     if (known !== undefined && windowOf(known) === undefined) return undefined;
-    const facts = await this.#ask('read the window', () => this.#store.read(target.channelId, target.chatId));
+    const read = this.#ask('read the window', () => this.#store.read(target.channelId, target.chatId));
+    const facts = isPromise(read) ? await read : read;
     if (facts.transport) this.#transports.set(target.channelId, facts.transport);
     const now = Date.now();
     const verdict = judge(facts, target.template, this.#since(facts), now);
@@ -286,16 +287,19 @@ export class ConversationWindows implements WindowGuard {
     return records.length > 0 ? this.#store.recordChannels(records) : undefined;
   }
 
-  /** A store call a send waits on: its failure is the send's, which never left. */
-  async #ask<T>(what: string, call: () => T | Promise<T>): Promise<T> {
+  /**
+   * A store call a send waits on: its failure is the send's, which never left. A store that
+   * answers at once (the memory store) is answered without a promise: the check before every send
+   * stays a few map reads.
+   */
+  #ask<T>(what: string, call: () => T | Promise<T>): T | Promise<T> {
     try {
-      return await call();
+      const answer = call();
+      return isPromise(answer)
+        ? answer.catch((error: unknown) => Promise.reject(notSent(what, error)))
+        : answer;
     } catch (error) {
-      throw new GatewayError(`Not sent: the conversation windows could not ${what}: ${messageOf(error)}`, {
-        cause: error,
-        retryable: true,
-        requestSent: false,
-      });
+      throw notSent(what, error);
     }
   }
 
@@ -316,5 +320,15 @@ export class ConversationWindows implements WindowGuard {
   }
 }
 
-const isPromise = (value: unknown): value is Promise<unknown> =>
-  typeof (value as Promise<unknown> | undefined)?.then === 'function';
+/** A send's failure because the store could not `what`: never left, retryable. */
+function notSent(what: string, error: unknown): GatewayError {
+  return new GatewayError(`Not sent: the conversation windows could not ${what}: ${messageOf(error)}`, {
+    cause: error,
+    retryable: true,
+    requestSent: false,
+  });
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === 'function';
+}

@@ -274,20 +274,32 @@ describe('ConversationWindows: nothing refused on a guess', () => {
     await expect(client.messages.send(text(WAPI, '79000000002'))).resolves.toBeDefined(); // still open
   });
 
-  it('a store that cannot be read fails the send as never sent and retryable, not refused', async () => {
-    const store = new MemoryWindowStore();
-    const broken: WindowStore = Object.assign(Object.create(store), {
-      read: () => Promise.reject(new Error('connection reset')),
-    });
-    const windows = new ConversationWindows({ store: broken, heardSince: 0 });
-    await windows.learnChannels([{ channel_id: WAPI, transport: 'wapi' }]);
-    const { client, requests } = clientWith(windows);
-    const error = await client.messages.send(text(WAPI)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(GatewayError);
-    expect(error).not.toBeInstanceOf(ConversationWindowError);
-    expect(error).toMatchObject({ requestSent: false, retryable: true });
-    expect(requests()).toBe(0);
-  });
+  it.each([
+    ['rejects', () => Promise.reject(new Error('connection reset'))],
+    [
+      'throws at once',
+      () => {
+        throw new Error('store closed');
+      },
+    ],
+  ])(
+    'a store that cannot be read (%s) fails the send as never sent and retryable, not refused',
+    async (_, read) => {
+      const store = new MemoryWindowStore();
+      const broken: WindowStore = Object.assign(Object.create(store), { read });
+      const windows = new ConversationWindows({ store: broken, heardSince: 0 });
+      await windows.learnChannels([{ channel_id: WAPI, transport: 'wapi' }]);
+      const { client, requests } = clientWith(windows);
+      const error = await client.messages.send(text(WAPI)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(error).not.toBeInstanceOf(ConversationWindowError);
+      expect(error).toMatchObject({ requestSent: false, retryable: true });
+      expect((error as Error).message).toMatch(
+        /^Not sent: the conversation windows could not read the window/,
+      );
+      expect(requests()).toBe(0);
+    },
+  );
 });
 
 describe('ConversationWindows: the tier', () => {
