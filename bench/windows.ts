@@ -40,13 +40,18 @@ async function openWindow(store?: ConstructorParameters<typeof ConversationWindo
   return windows;
 }
 
-/** µs per check, as the median of rounds of `n` checks each (one check is too short to time alone). */
+/**
+ * µs of this process's CPU per check, as the median of rounds of `n` checks each (one check is too
+ * short to time alone). CPU time, not the clock's: on a shared machine the clock also counts the
+ * time the process waited for a core.
+ */
 async function checkCost(windows: Windows, n: number, rounds: number): Promise<number> {
   const perRound: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const t0 = performance.now();
+    const start = process.cpuUsage();
     for (let i = 0; i < n; i++) await windows.beforeSend(MESSAGE);
-    perRound.push(((performance.now() - t0) * 1000) / n);
+    const { user, system } = process.cpuUsage(start);
+    perRound.push((user + system) / n);
   }
   return median(perRound);
 }
@@ -95,7 +100,7 @@ async function memoryCheck(): Promise<Result> {
       `windows (memory): messages.send, median µs per call — without windows ${sends.without.toFixed(1)}, with windows ${sends.with.toFixed(1)}`,
       verdict(
         'windows (memory) check added to a send',
-        `${check.toFixed(2)} µs`,
+        `${check.toFixed(2)} µs of CPU`,
         ok,
         `≤ ${MEMORY_TARGET_US} µs`,
       ),
