@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import pg from 'pg';
-import { ConversationWindows, GatewayClient, MemoryWindowStore } from '../dist/index.js';
+import { ConversationWindows, GatewayClient, MemoryWindowStore, type WindowStore } from '../dist/index.js';
 import { postgresStore } from '../dist/postgres.js';
 import { redisWindowStore } from '../dist/redis.js';
 import { postgresBinDir, startPostgresServer } from '../test/support/postgres-server.js';
@@ -32,7 +32,7 @@ const MESSAGE = {
 } as const;
 
 /** Windows on `store` that know CHANNEL as wapi and CHAT's customer as having written just now. */
-async function openWindow(store?: ConstructorParameters<typeof ConversationWindows>[0]['store']) {
+async function openWindow(store?: WindowStore) {
   const windows = new ConversationWindows({ store, heardSince: 0 });
   await store?.startListening(Date.now()); // as attach(hooks) records it
   await windows.learnChannels([{ channel_id: CHANNEL, transport: 'wapi', tier: 'TIER_0' }]);
