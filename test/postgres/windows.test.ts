@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { postgresStore } from '../../src/postgres/store.js';
 import type { FakeGateway } from '../../src/testing.js';
 import { ConversationWindows } from '../../src/tracking/conversation-windows.js';
-import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { openStore, PGLITE_START_MS, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 import {
   expectFleetShares,
   fakeWithWindows,
@@ -43,7 +43,7 @@ for (const target of postgresTargets({ orms: true })) {
       second = await target.open();
       instances.push(await startInstance(gateway, opened.store.windows));
       instances.push(await startInstance(gateway, other().windows));
-    }, 60_000); // the first opens the file's PGlite, slow on a busy machine
+    }, 2 * PGLITE_START_MS); // a safety net: the first opens the file's PGlite, then two instances start
     afterEach(async () => {
       await Promise.all(instances.splice(0).map((i) => i.close()));
       await second.close();
