@@ -1,5 +1,6 @@
 // The bin's commands, one line each. A command's module is imported only when it runs:
-// `--version`, `--help` and a usage error load none of them (nor the client, zod or ky).
+// `--version`, `--help` and a mistyped command or subcommand load none of them (nor the client, zod or ky).
+import { stopSignal } from './interrupt.js';
 import type { Io } from './io.js';
 
 /** A command: takes its arguments (after its name) and the streams, resolves to an exit code. */
@@ -11,13 +12,6 @@ export interface CommandEntry {
   subcommands?: readonly string[];
   /** Imports the command's module and runs it. */
   run: Command;
-}
-
-/** Resolves on Ctrl-C or a termination signal. */
-function stopSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
-  });
 }
 
 /**

@@ -23,7 +23,11 @@ const split = (path: string): [string, string] => {
 const mostSpecificFirst = (paths: readonly CompletedPath[]): CompletedPath[] =>
   [...paths].sort((a, b) => split(b.path)[1].length - split(a.path)[1].length);
 
-/** bash: a function for `complete -F`; with `-o default`, files when it offers nothing. */
+/**
+ * bash: a function for `complete -F`; with `-o default`, files when it offers nothing. It runs in
+ * the user's shell, so it holds under `set -u` (a word past the last reads as empty) and whatever
+ * `IFS` is set to (its own, local, splits the lists).
+ */
 export function bashScript(model: CompletionModel): string {
   const values = Object.entries(model.values).map(
     ([option, list]) => `    ${option}) words='${words(list)}' ;;`,
@@ -35,8 +39,9 @@ export function bashScript(model: CompletionModel): string {
   });
   return `# bash completion for ${NAME}: source <(${NAME} completion bash)
 _messaging_gateway() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]}
-  local key="\${COMP_WORDS[1]} \${COMP_WORDS[2]}" first='' options='' words=''
+  local IFS=$' \\t\\n'
+  local cur=\${COMP_WORDS[COMP_CWORD]-} prev=\${COMP_WORDS[COMP_CWORD-1]-}
+  local key="\${COMP_WORDS[1]-} \${COMP_WORDS[2]-}" first='' options='' words=''
   case "$prev" in
 ${values.join('\n')}
   esac
@@ -44,7 +49,7 @@ ${values.join('\n')}
     if (( COMP_CWORD == 1 )); then
       words='${words([...model.commands, ...model.flags])}'
     else
-      (( COMP_CWORD == 2 )) && key="\${COMP_WORDS[1]} "
+      (( COMP_CWORD == 2 )) && key="\${COMP_WORDS[1]-} "
       case "$key" in
 ${cases.join('\n')}
       esac

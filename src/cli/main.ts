@@ -20,14 +20,27 @@ import {
 } from './io.js';
 import { nearest } from './suggest.js';
 
-/** `messaging-gateway help [command [sub]]`: the help of the bin or of one command. */
-function help(topic: string[], io: Io): number {
+/**
+ * The words of a command line that may be options: those before a `--`. After it every word is an
+ * argument (`decode -- --help` reads a file named `--help`), so `--json` or `--help` there is not asked for.
+ */
+function optionWords(args: readonly string[]): readonly string[] {
+  const end = args.indexOf('--');
+  return end === -1 ? args : args.slice(0, end);
+}
+
+/** Whether `--json` was asked for: a failure then prints its JSON document too. */
+const wantsJson = (args: readonly string[]): boolean => optionWords(args).includes('--json');
+
+/** `messaging-gateway help [command [sub]]`: the help of the bin or of one command (options aside). */
+function help(args: string[], io: Io): number {
+  const topic = args.filter((word) => !word.startsWith('-'));
   const text = helpOf(topic);
   if (text !== undefined) {
     io.out(text);
     return EXIT.ok;
   }
-  return unknownCommand(topic.join(' '), io);
+  return unknownCommand(topic.join(' '), io, args);
 }
 
 /**
@@ -42,7 +55,7 @@ function refuse(
   to: { path?: string; near?: string; class?: string },
 ): number {
   const { path, near, class: name = 'UsageError' } = to;
-  if (args.includes('--json')) io.out(jsonLine({ ok: false, error: { class: name, message } }));
+  if (wantsJson(args)) io.out(jsonLine({ ok: false, error: { class: name, message } }));
   io.err(forTerminal(path ? `${message}; see \`messaging-gateway ${path} --help\`` : message));
   if (near) io.err(`\nDid you mean this?\n  messaging-gateway ${near}`);
   else io.err(path ? (helpOf(path.split(' '))?.split('\n')[0] ?? '') : `\n${helpOf([])}`);
@@ -81,7 +94,7 @@ function failure(error: unknown, path: string, args: readonly string[], io: Io):
   if (error instanceof GatewayValidationError) return refuse(io, args, message, { path, class: error.name });
   const { name } = error as Error;
   // --json: a script reads one document on standard output whatever happened
-  if (args.includes('--json')) io.out(jsonLine({ ok: false, error: { class: name, message } }));
+  if (wantsJson(args)) io.out(jsonLine({ ok: false, error: { class: name, message } }));
   io.err(forTerminal(`${path}: ${message}`));
   return EXIT.failed;
 }
@@ -103,7 +116,8 @@ async function main(argv: string[], io: Io): Promise<number> {
   const entry = COMMANDS.get(command);
   if (!entry) return unknownCommand(command, io, args);
   const [sub] = args;
-  if (args.includes('--help') || args.includes('-h')) return help([command, ...args], io);
+  const options = optionWords(args);
+  if (options.includes('--help') || options.includes('-h')) return help([command, ...options], io);
   const { subcommands } = entry;
   if (subcommands && !subcommands.includes(sub as string))
     return unknownSubcommand(command, sub, subcommands, io, args);

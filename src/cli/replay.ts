@@ -134,12 +134,27 @@ interface Run {
 /** A receiver as the sidecar names it: the address without its query (`origin` + path). */
 const receiverOf = (url: URL): string => `${url.origin}${url.pathname}`;
 
+/** The longest receiver address a sidecar may name: the fake records the addresses it delivered to. */
+const MAX_RECEIVER_CHARS = 2048;
+
+/**
+ * The receiver a sidecar names: an http or https address of at most {@link MAX_RECEIVER_CHARS}.
+ * Undefined when it names none, or something no delivery was made to (a `javascript:` URL, a
+ * megabyte of text): a hostile sidecar's value is never printed as a receiver.
+ */
+function recordedReceiver(sidecar: Sidecar): URL | undefined {
+  const { receiver } = sidecar;
+  if (typeof receiver !== 'string' || receiver.length > MAX_RECEIVER_CHARS) return undefined;
+  const url = URL.parse(receiver);
+  return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
+}
+
 /**
  * The receiver a delivery was recorded for, with its recorded query, when it is not `url`'s;
  * undefined when it is, or when the sidecar names none (a body copied from a log).
  */
 function otherReceiver(sidecar: Sidecar, url: URL): URL | undefined {
-  const recorded = typeof sidecar.receiver === 'string' ? URL.parse(sidecar.receiver) : null;
+  const recorded = recordedReceiver(sidecar);
   if (!recorded || receiverOf(recorded) === receiverOf(url)) return undefined;
   if (typeof sidecar.query === 'string') recorded.search = sidecar.query;
   return recorded;
@@ -152,11 +167,11 @@ function otherReceiver(sidecar: Sidecar, url: URL): URL | undefined {
 function skipped(run: Run, file: string, sidecar: Sidecar): boolean {
   if (!run.onlyTo) return false;
   const other = otherReceiver(sidecar, run.onlyTo);
-  const named = typeof sidecar.receiver === 'string';
-  if (named && !other) return false;
-  const why = other ? `recorded for another receiver (${shown(other)})` : 'no receiver recorded';
-  if (run.json) run.io.out(jsonLine({ file, ok: true, skipped: why }));
-  else run.io.out(forTerminal(`${file}: ${why}; skipped (--only-to)`));
+  if (recordedReceiver(sidecar) && !other) return false;
+  const why = other ? 'recorded for another receiver' : 'no receiver recorded';
+  if (run.json)
+    run.io.out(jsonLine({ file, ok: true, skipped: why, ...(other && { recordedFor: other.href }) }));
+  else run.io.out(forTerminal(`${file}: ${why}${other ? ` (${shown(other)})` : ''}; skipped (--only-to)`));
   return true;
 }
 

@@ -1,4 +1,5 @@
 import type { GatewayClient } from '../client.js';
+import { maskPhones } from '../core/logger.js';
 import { DeliveryTracker } from '../tracking/delivery-tracker.js';
 import { DELIVERY_ORDER, type FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
@@ -114,10 +115,12 @@ export async function send(args: string[], io: Io): Promise<number> {
     values.json,
     credentials,
     async () => {
-      // The sent line comes first in text. Ids are printed whole: only secrets are masked.
+      // The sent line comes first in text. A chat_id that is a phone number shows its last 4
+      // digits there, as the bin's text shows every phone (text ends up in terminals' scrollback
+      // and CI logs); --json, for scripts, keeps it whole.
       const onSent = (r: { request_id: string; chat_id?: string | null | undefined }) => {
         sent = r;
-        const chat = r.chat_id ? `, chat_id ${r.chat_id}` : '';
+        const chat = r.chat_id ? `, chat_id ${maskPhones(r.chat_id)}` : '';
         if (!values.json) io.out(forTerminal(`sent: request_id ${r.request_id}${chat}`));
       };
       const { result, status } = await untilInterrupted((signal) =>

@@ -10,12 +10,22 @@ export const MIN_SCRUBBED_LENGTH = 8;
 const TOO_DEEP = '[too deep]';
 const MAX_DEPTH = 20;
 
+/** What may start an escaped character: `%74`, `&#116;`, `&amp;`, `\u0074`, `\/`. */
+const ESCAPE = /[%&\\]/;
+
 /** How the secrets of one client are looked for. */
 interface Search {
   /** The secrets it was built for, joined. */
   key: string;
-  /** Every spelling of every secret of at least {@link MIN_SCRUBBED_LENGTH}, in any case. */
-  inText: RegExp | undefined;
+  /** Every spelling of every secret of at least {@link MIN_SCRUBBED_LENGTH}. */
+  spellings: string[];
+  /** The spellings as they are, in any case: all that a text without {@link ESCAPE} can hold. */
+  plain: RegExp | undefined;
+  /**
+   * The spellings with any of their characters escaped, in any case. Slow to build (tens of
+   * milliseconds): built the first time a text holds an escape, never for a plain request id.
+   */
+  escaped: RegExp | undefined;
   /** The shorter secrets, in lower case, and each preceded by `bearer `. */
   whole: Set<string>;
 }
@@ -27,12 +37,13 @@ interface Search {
  * url, the names of its fields) is never passed through it, so no secret can hide a word there.
  *
  * A secret of {@link MIN_SCRUBBED_LENGTH} characters or more is replaced wherever it appears, in
- * any letter case, percent-encoded byte by byte, as HTML character references, and in base64 at
- * any offset (so `Bearer <token>` in base64 too). A shorter one only where a whole value is that
- * secret (or `Bearer` and it), in any letter case.
+ * any letter case, percent-encoded byte by byte, as HTML character references, as JSON string
+ * escapes, and in base64 at any offset (so `Bearer <token>` in base64 too). A shorter one only
+ * where a whole value is that secret (or `Bearer` and it), in any letter case.
  *
- * Each client owns one: the pattern costs more to build than a whole call's other work, so it is
- * built again only when the client's secrets change (a token function gave a new token).
+ * Each client owns one: its patterns cost more to build than a whole call's other work, so they
+ * are built again only when the client's secrets change (a token function gave a new token), and
+ * the one that reads escaped characters only once a text holds one.
  */
 export class Redactor {
   readonly #secrets: () => Iterable<string>;
@@ -75,7 +86,9 @@ function buildSearch(key: string, secrets: string[]): Search {
   const spellings = [...new Set(long.flatMap(spellingsOf))].sort((a, b) => b.length - a.length);
   return {
     key,
-    inText: spellings.length ? new RegExp(spellings.map(writtenAnyWay).join('|'), 'gi') : undefined,
+    spellings,
+    plain: spellings.length ? new RegExp(spellings.map(escapeRegExp).join('|'), 'gi') : undefined,
+    escaped: undefined,
     whole: new Set(short.flatMap((s) => [s, `bearer ${s}`])),
   };
 }
@@ -101,22 +114,33 @@ function base64Core(secret: string, offset: number): string {
 
 /**
  * A pattern of `spelling` however a service may echo each of its characters: as it is,
- * percent-encoded, or as an HTML character reference (decimal or hex, and `&amp;`).
+ * percent-encoded, as an HTML character reference (decimal or hex, and `&amp;`), or as a JSON
+ * string escape (`\u0074`, and `\/`) left in a text that was JSON once.
  */
 function writtenAnyWay(spelling: string): string {
   let pattern = '';
   for (const char of spelling) {
     const code = char.charCodeAt(0);
     const hex = code.toString(16);
-    const plain = char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    pattern += `(?:${plain}|%${hex.padStart(2, '0')}|&#0*${code};|&#x0*${hex};${char === '&' ? '|&amp;' : ''})`;
+    const byte = hex.padStart(2, '0');
+    const plain = escapeRegExp(char);
+    const named = char === '&' ? '|&amp;' : char === '/' ? '|\\\\/' : '';
+    pattern += `(?:${plain}|%${byte}|&#0*${code};|&#x0*${hex};|\\\\u00${byte}${named})`;
   }
   return pattern;
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function scrubText(value: string, search: Search): string {
   if (search.whole.size && search.whole.has(value.trim().toLowerCase())) return REDACTED;
-  return search.inText ? value.replace(search.inText, REDACTED) : value;
+  if (!search.plain) return value;
+  const scrubbed = value.replace(search.plain, REDACTED);
+  if (!ESCAPE.test(scrubbed)) return scrubbed;
+  search.escaped ??= new RegExp(search.spellings.map(writtenAnyWay).join('|'), 'gi');
+  return scrubbed.replace(search.escaped, REDACTED);
 }
 
 function scrub(value: unknown, search: Search, depth: number): unknown {

@@ -1,15 +1,30 @@
 import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
-import { GatewayApiError, GatewayError, GatewayValidationError, RateLimitError } from '../core/errors.js';
+import {
+  AuthenticationError,
+  GatewayApiError,
+  GatewayError,
+  GatewayValidationError,
+  PermissionDeniedError,
+  RateLimitError,
+} from '../core/errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
 import { consoleErrors, type LoopErrorHandler, PollLoops } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
-/** What the relay needs of a `GatewayClient`: `messages.send`. */
+/**
+ * What the relay needs of a `GatewayClient`: `messages.send`. The relay asks for one attempt per
+ * send (`maxRetries: 0`) and repeats a row itself, so the error it reads says what became of that
+ * attempt alone.
+ */
 export interface SendingClient {
   messages: {
-    send(params: SendMessageParams, options?: { signal?: AbortSignal }): PromiseLike<{ request_id: string }>;
+    /** Sends one message (`client.messages.send`). */
+    send(
+      params: SendMessageParams,
+      options?: { signal?: AbortSignal; maxRetries?: number },
+    ): PromiseLike<{ request_id: string }>;
   };
 }
 
@@ -82,12 +97,16 @@ export function startRelay(
 }
 
 /**
- * The pause of a relay after a send that never left (no token, the service out of reach, a 429):
+ * The pause of a relay after a send that never left or was refused for the account (no token,
+ * the service out of reach, a 429, a 401):
  * no row is taken until it ends, so a deploy without a token does not spin through its rows. It
- * doubles with each such send, and a send that left ends the doubling.
+ * doubles when a send taken after the last pause began fails so again (the pause did not help);
+ * the other sends under way when it began fail together with the first and leave it as it is. A
+ * send that left ends the doubling.
  */
 class Hold {
   #ms = 0;
+  #began = Number.NEGATIVE_INFINITY;
   #until = 0;
 
   /** Whether the relay is holding now. */
@@ -95,10 +114,15 @@ class Hold {
     return performance.now() < this.#until;
   }
 
-  /** Holds for the next pause; returns its length (ms). */
-  start(): number {
+  /**
+   * After a send taken at `takenAt` (`performance.now()`) never left: holds for the next pause,
+   * unless the send was already under way when the current one began. Returns its length (ms).
+   */
+  start(takenAt: number): number {
+    if (takenAt < this.#began) return this.#ms;
     this.#ms = Math.min(HOLD_MAX_MS, Math.max(HOLD_FIRST_MS, this.#ms * 2));
-    this.#until = performance.now() + this.#ms;
+    this.#began = performance.now();
+    this.#until = this.#began + this.#ms;
     return this.#ms;
   }
 
@@ -125,6 +149,7 @@ async function sweep(db: Database, t: Tables, onError: LoopErrorHandler): Promis
  */
 async function sendOne(relay: Relay): Promise<boolean> {
   const { db, t, client, leaseMs } = relay;
+  const takenAt = performance.now();
   const [row] = await db.query(
     `UPDATE ${t.outbox} SET status = 'sending', lease_until = now() + $1::float8 * interval '1 millisecond', updated_at = now()
      WHERE id = (SELECT id FROM ${t.outbox} WHERE status = 'pending' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -135,10 +160,13 @@ async function sendOne(relay: Relay): Promise<boolean> {
   const id = String(row.id);
   let requestId: string;
   try {
-    const signal = AbortSignal.timeout(leaseMs - 500);
-    ({ request_id: requestId } = await client.messages.send(row.params as SendMessageParams, { signal }));
+    // One attempt: were the client to repeat a 429 or a refused connection itself, the error of
+    // its last attempt would carry `requestSent: true` from the first, and a row the service never
+    // took would end `unknown`. The relay repeats it instead, after its hold.
+    const options = { signal: AbortSignal.timeout(leaseMs - 500), maxRetries: 0 };
+    ({ request_id: requestId } = await client.messages.send(row.params as SendMessageParams, options));
   } catch (error) {
-    return failed(relay, id, error);
+    return failed(relay, { id, takenAt }, error);
   }
   // From here the service has the message: no failure of the database is the send's.
   relay.hold.reset();
@@ -175,14 +203,23 @@ interface Outcome {
 }
 
 /**
- * A send that failed: refused before it left by a rule of the spec (`failed`), never left or held
- * back by a 429 (`pending` again: sent later), refused by the service (4xx: `failed`, its code as
- * the reason), or of unknown fate (`unknown`: it may have reached the service).
+ * Refusals of the account, not of the message (spec: general errors): a 429, a token or key the
+ * service does not take (401, one side rotated it), a route the key may not use (403). Nothing
+ * of the message was done, and it can go once the account is right again.
+ */
+const ACCOUNT_REFUSALS = [RateLimitError, AuthenticationError, PermissionDeniedError];
+
+/**
+ * A send that failed: refused before it left by a rule of the spec (`failed`), never left or
+ * refused for the account (`pending` again: sent later), refused by the service (other 4xx:
+ * `failed`, its code as the reason), or of unknown fate (`unknown`: it may have reached the
+ * service).
  */
 function outcomeOf(error: unknown): Outcome {
   if (error instanceof GatewayValidationError) return { status: 'failed', reason: 'invalid_request' };
   if (error instanceof GatewayError && !error.requestSent) return { status: 'pending', reason: null };
-  if (error instanceof RateLimitError) return { status: 'pending', reason: null };
+  if (ACCOUNT_REFUSALS.some((refusal) => error instanceof refusal))
+    return { status: 'pending', reason: null };
   const refused =
     error instanceof GatewayApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
   if (refused) return { status: 'failed', reason: String(error.code ?? `http_${error.status}`) };
@@ -193,22 +230,30 @@ function outcomeOf(error: unknown): Outcome {
  * Records a failed send; a row back to `pending` makes the relay hold (reported with the pause).
  * Returns whether the relay may take the next row at once.
  */
-async function failed(relay: Relay, id: string, error: unknown): Promise<boolean> {
+async function failed(relay: Relay, row: { id: string; takenAt: number }, error: unknown): Promise<boolean> {
+  const { id } = row;
   const { status, reason } = outcomeOf(error);
-  await record(relay, id, `its send ended ${status}`, () =>
-    relay.db.query(
+  let pendingAgain = false;
+  await record(relay, id, `its send ended ${status}`, async () => {
+    // A row found past its lease meanwhile was reported `unknown`, "not sent again": the user may
+    // have sent it anew, so it never goes back to `pending` (a final outcome may still replace it).
+    const rows = await relay.db.query(
       `UPDATE ${relay.t.outbox} SET status = $2, reason = $3, lease_until = NULL, updated_at = now()
-       WHERE id = $1::bigint AND status IN ('sending', 'unknown') AND request_id IS NULL`,
+       WHERE id = $1::bigint AND request_id IS NULL
+         AND (status = 'sending' OR (status = 'unknown' AND $2 <> 'pending'))
+       RETURNING id`,
       [id, status, reason],
-    ),
-  );
+    );
+    pendingAgain = status === 'pending' && rows.length > 0;
+  });
   if (status === 'unknown') {
     relay.onError(new GatewayError(`Outbox row ${id} is unknown: ${MAY_HAVE_LEFT}`, { cause: error }));
   }
   if (status !== 'pending') return true;
-  const ms = relay.hold.start();
+  const ms = relay.hold.start(row.takenAt);
+  const where = pendingAgain ? 'it stays pending' : 'it was not put back (unknown past its lease)';
   relay.onError(
-    new GatewayError(`Outbox row ${id} was not sent; it stays pending, and the relay holds for ${ms} ms`, {
+    new GatewayError(`Outbox row ${id} was not sent; ${where}, and the relay holds for ${ms} ms`, {
       cause: error,
       requestSent: false,
     }),

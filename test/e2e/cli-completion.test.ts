@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands.js';
 import { completionModel } from '../../src/cli/completion.js';
 import { helpOf } from '../../src/cli/help.js';
 import { BIN, BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
@@ -46,6 +47,12 @@ describe('the script offers what the bin takes', { timeout: BIN_RUNS_TIMEOUT_MS 
     }
   });
 
+  it('every command of the bin, and each subcommand with options of its own, has its options in the script', () => {
+    const paths = completionModel().paths.map((p) => p.path);
+    for (const command of COMMANDS.keys()) expect(paths, command).toContain(command);
+    expect(completionModel().commands).toEqual([...COMMANDS.keys(), 'help']);
+  });
+
   it('exits 2 for a shell it does not know, 0 for each it does', async () => {
     expect((await runBin(['completion', 'tcsh'])).code).toBe(2);
     for (const shell of ['bash', 'zsh', 'fish']) {
@@ -60,16 +67,24 @@ describe.skipIf(!findCommand('bash'))(
   'bash, called as readline calls it',
   { timeout: BIN_RUNS_TIMEOUT_MS },
   () => {
-    it('completes each position', async () => {
-      const script = join(dir, 'completion.bash');
+    let script: string;
+    beforeAll(async () => {
+      script = join(dir, 'completion.bash');
       writeFileSync(script, (await runBin(['completion', 'bash'])).stdout);
-      const complete = (...words: string[]) => {
-        const shell = `source '${script}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _messaging_gateway; printf '%s\\n' "\${COMPREPLY[@]}"`;
-        const { stdout } = spawnSync('bash', ['--norc', '-c', shell, 'bash', 'messaging-gateway', ...words], {
-          encoding: 'utf8',
-        });
-        return stdout.split('\n').filter(Boolean);
-      };
+    }, BIN_RUNS_TIMEOUT_MS);
+    /** The words bash offers for `messaging-gateway <words>`, in a shell set up by `setup`. */
+    const completeIn = (setup: string, ...words: string[]) => {
+      const shell = `${setup}; source '${script}'; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _messaging_gateway; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const { stdout, stderr } = spawnSync(
+        'bash',
+        ['--norc', '-c', shell, 'bash', 'messaging-gateway', ...words],
+        { encoding: 'utf8' },
+      );
+      return { offered: stdout.split('\n').filter(Boolean), stderr };
+    };
+
+    it('completes each position', () => {
+      const complete = (...words: string[]) => completeIn(':', ...words).offered;
       expect(complete('')).toContain('channels');
       expect(complete('--v')).toEqual(['--version']);
       expect(complete('channels', '')).toEqual(['list', 'get', 'delete', 'connect']);
@@ -83,6 +98,20 @@ describe.skipIf(!findCommand('bash'))(
       expect(complete('help', 'fake')).toEqual(['fake-gateway']);
       expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
     });
+
+    it('completes the same in a shell with set -u, set -e or an unusual IFS', () => {
+      for (const setup of ['set -u', 'set -eu', 'IFS=:', "IFS=','", "IFS=''"]) {
+        expect(completeIn(setup, 'cha'), setup).toEqual({ offered: ['channels'], stderr: '' });
+        expect(completeIn(setup, 'channels', '').offered, setup).toEqual([
+          'list',
+          'get',
+          'delete',
+          'connect',
+        ]);
+        expect(completeIn(setup, 'send', '--wait', '').offered, setup).toEqual(['sent', 'delivered', 'read']);
+        expect(completeIn(setup, 'replay', 'x', '--only').offered, setup).toEqual(['--only-to']);
+      }
+    });
   },
 );
 
@@ -95,7 +124,7 @@ async function shellIn(name: string, command: string) {
   const env = `env PATH='${join(dir, 'bin')}:${process.env.PATH}' HOME='${dir}'`;
   await term.tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', '-c', dir, `${env} ${command}`);
   const type = (...keys: string[]) => term.tmux('send-keys', '-t', name, ...keys);
-  const waitFor = (pattern: RegExp) => term.waitFor(name, pattern, 30_000);
+  const waitFor = (pattern: RegExp) => term.waitFor(name, pattern);
   /** Clears the line the shell is editing (Ctrl-U). */
   const clearLine = () => type('C-u');
   return { type, waitFor, clearLine };

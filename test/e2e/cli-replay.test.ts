@@ -66,7 +66,7 @@ describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
       await expect
         .poll(
           () => first.received.filter((w) => w.api === 'v2' && w.event === 'message.status_update').length,
-          { timeout: 5000 },
+          { timeout: 60_000 },
         )
         .toBe(4);
     } finally {
@@ -113,7 +113,7 @@ describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
       // send --wait subscribes a receiver of its own, with a secret of its own, for this run only
       const sent = await runBin(['send', ...args, '--wait', 'read', '--listen', '0'], '', env);
       expect(sent.code, sent.stderr).toBe(0);
-      await expect.poll(() => mine.received.length, { timeout: 10_000 }).toBe(4); // the fake's four statuses of a send
+      await expect.poll(() => mine.received.length, { timeout: 60_000 }).toBe(4); // the fake's four statuses of a send
     } finally {
       await stop();
     }

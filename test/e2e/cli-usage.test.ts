@@ -125,3 +125,32 @@ describe('commands and subcommands', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
     );
   });
 });
+
+describe('-- ends the options', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
+  it('--help and --json after -- are arguments (a file named --help), not asked for', async () => {
+    const help = await runBin(['decode', '--json', '--', '--help']);
+    expect(help.code).toBe(2);
+    expect(help.stdout).not.toContain('Usage:');
+    expect(JSON.parse(help.stdout)).toEqual({
+      ok: false,
+      error: { class: 'UsageError', message: 'cannot read --help: ENOENT' },
+    });
+    const json = await runBin(['decode', '--', '--json']);
+    expect([json.code, json.stdout]).toEqual([2, '']);
+    expect(json.stderr).toMatch(/^cannot read --json: ENOENT/);
+  });
+});
+
+describe('help', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
+  it('help of an unknown topic with --json prints its one JSON document; options are not topics', async () => {
+    const unknown = await runBin(['help', 'nope', '--json']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toEqual({
+      ok: false,
+      error: { class: 'UsageError', message: 'unknown command "nope"' },
+    });
+    const main = await runBin(['help', '--json']);
+    expect(main.code).toBe(0);
+    expect(main.stdout).toMatch(/^Usage: messaging-gateway <command>/);
+  });
+});

@@ -8,9 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import type { GatewayError } from '../../src/core/errors.js';
 import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { answeringOnce } from '../support/servers.js';
 import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
 const { gateway: fake, sends } = fakeGatewayForFile();
+const STOPPED = 'the relay stopped while sending it: it may or may not have been sent, and is not sent again';
 
 for (const target of postgresTargets()) {
   describe(`store.outbox repeats only what never left, on ${target.name}`, () => {
@@ -26,7 +28,7 @@ for (const target of postgresTargets()) {
       );
     const status = async (id: string) => (await outbox().get(id))?.status;
     /** A relay whose reports are kept. */
-    const relayOf = (client: GatewayClient, options: { leaseMs?: number } = {}) => {
+    const relayOf = (client: GatewayClient, options: { leaseMs?: number; concurrency?: number } = {}) => {
       const reports: GatewayError[] = [];
       const relay = outbox().relay(client, {
         pollIntervalMs: 10,
@@ -36,6 +38,17 @@ for (const target of postgresTargets()) {
       return { relay, reports, notSent: () => reports.filter((e) => /was not sent/.test(e.message)) };
     };
     const withToken = () => new GatewayClient({ baseUrl: fake().url, token: fake().token, logLevel: 'off' });
+    /** A client whose rate limiter's only start of the minute is taken: a relay's send waits in it. */
+    const heldClient = async () => {
+      const client = new GatewayClient({
+        baseUrl: fake().url,
+        token: fake().token,
+        rateLimit: { requests: 1, intervalMs: 60_000 },
+        logLevel: 'off',
+      });
+      await client.channels.list();
+      return client;
+    };
 
     it('a token function that throws once: the row goes back to pending, then is sent once', async () => {
       const before = sends();
@@ -94,13 +107,7 @@ for (const target of postgresTargets()) {
 
     it('the relay’s own time-out while the row waits in the rate limiter: pending, not unknown', async () => {
       const before = sends();
-      const client = new GatewayClient({
-        baseUrl: fake().url,
-        token: fake().token,
-        rateLimit: { requests: 1, intervalMs: 60_000 },
-        logLevel: 'off',
-      });
-      await client.channels.list(); // the window's only start: the relay's send waits
+      const client = await heldClient();
       const id = await write('79001110005');
       const { relay, reports, notSent } = relayOf(client, { leaseMs: 1_000 });
       await until(() => notSent().length === 1);
@@ -108,6 +115,96 @@ for (const target of postgresTargets()) {
       expect(notSent()[0]?.cause).toMatchObject({ name: 'GatewayAbortError', requestSent: false });
       expect(await status(id)).toBe('pending');
       expect(reports.some((e) => /unknown/.test(e.message))).toBe(false);
+      expect(sends()).toBe(before);
+    });
+
+    it('sends that fail together never left: one pause of 1 s, not one doubling per send under way', async () => {
+      const client = await heldClient();
+      for (const chat of ['79001110011', '79001110012', '79001110013', '79001110014']) await write(chat);
+      const { relay, notSent } = relayOf(client, { leaseMs: 1_000, concurrency: 4 });
+      await until(() => notSent().length >= 4);
+      await relay.stop();
+      // 4 sends taken at once and refused at once: before, the relay then held for 8 s (at
+      // concurrency 8, the full minute) after one moment of trouble
+      expect(
+        notSent()
+          .slice(0, 4)
+          .map((e) => e.message.replace(/^Outbox row \d+ /, '')),
+      ).toEqual(Array(4).fill('was not sent; it stays pending, and the relay holds for 1000 ms'));
+    });
+
+    it('a token the service refuses (401, rotated on one side): the rows stay pending, then go out once with the new one', async () => {
+      const before = fake().requests.length;
+      const ids = [await write('79001110021'), await write('79001110022')];
+      const stale = new GatewayClient({
+        baseUrl: fake().url,
+        token: 'a-token-rotated-away',
+        logLevel: 'off',
+      });
+      const { relay, reports, notSent } = relayOf(stale);
+      const settled = async () => (await Promise.all(ids.map(status))).every((s) => s === 'failed');
+      await until(async () => reports.length > 0 || (await settled()));
+      await relay.stop();
+      // refused for the account, not for the message: before, every row of the outbox ended
+      // `failed` within moments, never to be sent
+      expect(notSent()).toHaveLength(reports.length);
+      expect(notSent()[0]?.cause).toMatchObject({ name: 'AuthenticationError', status: 401 });
+      for (const id of ids) expect(await status(id)).toBe('pending');
+      const up = relayOf(withToken());
+      await until(async () => (await Promise.all(ids.map(status))).every((s) => s === 'accepted'));
+      await up.relay.stop();
+      const sent = fake()
+        .requests.slice(before)
+        .filter((r) => r.path === '/v2/messages' && r.status === 200);
+      expect(
+        sent.map((r) => (r.body as { recipient: { chat_id: string } }).recipient.chat_id).sort(),
+      ).toEqual(['79001110021', '79001110022']);
+    });
+
+    it('a 429, then the service out of reach: pending, not unknown (nothing was ever accepted)', async () => {
+      // answered 429 once, then every later attempt is refused
+      const server = await answeringOnce(429, { error: 'to_many_requests' }, { 'retry-after': '1' });
+      const id = await write('79001110007');
+      const client = new GatewayClient({ baseUrl: server.url, token: fake().token, logLevel: 'off' });
+      const { relay, reports } = relayOf(client);
+      await until(() => reports.length > 0);
+      await relay.stop();
+      expect(reports[0]?.message).toMatch(/was not sent; it stays pending/);
+      expect(server.reached()).toBe(1);
+      expect(await status(id)).toBe('pending');
+      expect(reports.filter((e) => /unknown/.test(e.message))).toEqual([]);
+    });
+
+    it('a row reported unknown meanwhile is never put back to pending, though its send never left', async () => {
+      // Its relay waits in the rate limiter past the lease, and the database refuses the record
+      // until another loop has found the row past its lease and reported it unknown ("not sent
+      // again": the user may send it anew).
+      const s = `"${opened.schema}"`;
+      await sqlOn(opened.db, `CREATE TABLE ${s}.refusing (on_ boolean NOT NULL)`);
+      await sqlOn(opened.db, `INSERT INTO ${s}.refusing VALUES (true)`);
+      await sqlOn(
+        opened.db,
+        `CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF (SELECT on_ FROM ${s}.refusing) THEN RAISE EXCEPTION 'the disk is full'; END IF;
+           RETURN NEW;
+         END $$`,
+      );
+      await sqlOn(
+        opened.db,
+        `CREATE TRIGGER refuse BEFORE UPDATE ON ${s}.outbox FOR EACH ROW
+         WHEN (NEW.status = 'pending') EXECUTE FUNCTION ${s}.refuse()`,
+      );
+      const client = await heldClient();
+      const before = sends();
+      const id = await write('79001110031');
+      const { relay, reports, notSent } = relayOf(client, { leaseMs: 1_000, concurrency: 2 });
+      await until(() => reports.some((e) => e.message === `Outbox row ${id} is unknown: ${STOPPED}`));
+      await sqlOn(opened.db, `UPDATE ${s}.refusing SET on_ = false`);
+      await until(() => notSent().length === 1);
+      await relay.stop();
+      expect(await status(id)).toBe('unknown');
+      expect(notSent()[0]?.message).not.toMatch(/stays pending/);
       expect(sends()).toBe(before);
     });
 

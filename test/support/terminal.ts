@@ -11,8 +11,12 @@ export function terminal(name: string) {
   const tmux = (...args: string[]) =>
     run('tmux', ['-u', '-L', socket, ...args], { env: { ...process.env, LANG: 'C.UTF-8' } });
   const screen = async (window: string) => (await tmux('capture-pane', '-p', '-t', window)).stdout;
-  /** The window's screen once `pattern` is on it (polled every 50 ms, at most `ms`). */
-  const waitFor = async (window: string, pattern: RegExp, ms = 20_000): Promise<string> => {
+  /**
+   * The window's screen once `pattern` is on it, polled every 50 ms. `ms` is only a safety net
+   * (a bin compiled from source takes seconds to start on a busy machine): past it the error shows
+   * the screen.
+   */
+  const waitFor = async (window: string, pattern: RegExp, ms = 90_000): Promise<string> => {
     const end = Date.now() + ms;
     for (;;) {
       const text = await screen(window);

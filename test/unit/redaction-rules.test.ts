@@ -178,6 +178,10 @@ describe('a long token echoed in another spelling reaches no error, log line or 
       .replace(/\+/g, '&#43;'),
     'percent-encoded byte by byte': bytes.map((b) => `%${b.toString(16).toUpperCase()}`).join(''),
     'percent-encoded in lower case': bytes.map((b) => `%${b.toString(16)}`).join(''),
+    'JSON \\u escapes (a text body, a header, a JSON document inside a string)': bytes
+      .map((b) => `\\u${b.toString(16).padStart(4, '0')}`)
+      .join(''),
+    'JSON with its slashes escaped (as PHP writes it)': token.replace(/\//g, '\\/'),
     'base64 of Bearer <token>': btoa(`Bearer ${token}`),
     'base64url of Bearer <token>': btoa(`Bearer ${token}`).replace(/\+/g, '-').replace(/\//g, '_'),
     'base64 inside a JSON document': btoa(`{"authorization":"Bearer ${token}"}`),
@@ -214,7 +218,10 @@ describe('a long token echoed in another spelling reaches no error, log line or 
       expect(text).toContain('[redacted]');
       expect(text).toContain('BadRequestError');
       expect(text).toContain('rq-');
-      for (const leak of [token, spelled, encodeURIComponent(token)]) expect(text).not.toContain(leak);
+      for (const leak of [token, spelled, encodeURIComponent(token)]) {
+        expect(text).not.toContain(leak);
+        expect(text).not.toContain(JSON.stringify(leak).slice(1, -1)); // as `shown` writes it
+      }
       // what is left of a base64 spelling is at most the characters next to the token's own
       if (how.startsWith('base64'))
         expect(text).not.toContain(spelled.slice(tokenAt(how), tokenAt(how) + 12));

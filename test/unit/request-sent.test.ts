@@ -13,7 +13,7 @@ import {
   GatewayValidationError,
 } from '../../src/core/errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { freePort, listen } from '../support/servers.js';
+import { answeringOnce, freePort, listen } from '../support/servers.js';
 
 const message = {
   channel_id: 'ch-1',
@@ -201,7 +201,8 @@ describe('requestSent: true when the request may have reached the service', () =
   it('the request left and no answer came: a time-out, or an abort while it was on its way', async () => {
     const { url, reached } = await service(); // never answers
     const client = new GatewayClient({ baseUrl: url, token: TOKEN, logLevel: 'off', maxRetries: 0 });
-    const timedOut = await failure(client.messages.send(message, { timeout: 200 }));
+    // long enough for the request to leave on a busy machine: it must have left when time runs out
+    const timedOut = await failure(client.messages.send(message, { timeout: 2_000 }));
     expect(timedOut).toBeInstanceOf(GatewayTimeoutError);
     expect(timedOut).toMatchObject({ queued: false, requestSent: true });
 
@@ -261,7 +262,7 @@ describe('channels.connect says whether the channel may have been created', () =
     const client = new GatewayClient({ baseUrl: url, token: TOKEN, logLevel: 'off' });
     const connection = client.channels.connect(
       { transport: 'telegram', credentials: { telegram_token: 'bot-token-1' } },
-      { hooks: hooks(), timeoutMs: 300 },
+      { hooks: hooks(), timeoutMs: 2_000 }, // the create has left by then, even on a busy machine
     );
     const error = await failure(
       (async () => {
@@ -271,6 +272,27 @@ describe('channels.connect says whether the channel may have been created', () =
     expect(error).toBeInstanceOf(GatewayTimeoutError);
     expect(error.requestSent).toBe(true);
     expect(reached).toHaveLength(1);
+  });
+
+  it('a later step’s call that never left (its poll refused): requestSent true, the channel exists', async () => {
+    // the channel is created, then every later call is refused
+    const server = await answeringOnce(200, { data: [{ channel_id: 'ch-9', transport: 'telegram' }] });
+    const client = new GatewayClient({ baseUrl: server.url, token: TOKEN, logLevel: 'off', maxRetries: 0 });
+    const connection = client.channels.connect(
+      { transport: 'telegram', credentials: { telegram_token: 'bot-token-1' } },
+      { hooks: hooks(), pollIntervalMs: 1_000 },
+    );
+    const steps: string[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const step of connection) steps.push(step.kind);
+      })(),
+    );
+    expect(steps).toEqual(['created']);
+    expect(server.reached()).toBe(1);
+    expect(error).toMatchObject({ name: 'GatewayConnectionError', errorCode: 'ECONNREFUSED' });
+    // a job queue reading `false` would connect again and create a second channel
+    expect(error.requestSent).toBe(true);
   });
 });
 

@@ -51,8 +51,10 @@ const statusOf = (channel: Channel): InboxItem => ({
  * steps; answer a `password` step with {@link ChannelConnection.submit2fa}. The iteration ends
  * after `active`, or rejects with ChannelConnectError (the channel failed: `reason`,
  * `channelId`), GatewayTimeoutError past `timeoutMs`, or GatewayAbortError when `signal`
- * aborts; the error's `requestSent` is false only when the channel's creation surely never
- * reached the service (a retry then cannot create a second channel). A `break`, an abort or the end removes its webhook listener and stops its calls.
+ * aborts. The error's `requestSent` speaks for the channel's creation: false only when it surely
+ * never reached the service (connecting again then cannot create a second channel), true once
+ * the channel exists, whichever later step failed. A `break`, an abort or the end removes its
+ * webhook listener and stops its calls.
  */
 export class ChannelConnection implements AsyncIterable<ConnectStep> {
   readonly #calls: ChannelCalls;
@@ -149,9 +151,10 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       if (typeof created.url === 'string') yield this.#live({ kind: 'url', channelId, url: created.url });
       yield* this.#steps(channelId);
     } catch (error) {
-      if (!stop.signal.aborted) throw error;
+      // The flow's error speaks for the channel's creation: once created, whatever step failed
+      // (a poll refused, a pairing code that broke a rule) says it may have reached the service.
       const sent = this.#channelId !== undefined || !(error instanceof GatewayError) || error.requestSent;
-      throw withRequestSent(stop.signal.reason, sent);
+      throw withRequestSent(stop.signal.aborted ? stop.signal.reason : error, sent);
     } finally {
       unwatch();
       disarm();
