@@ -7,7 +7,7 @@ const ENDED =
 
 /** Why `tx.commit()` is refused: the store ends the transaction. */
 const COMMIT =
-  'tx.commit() was called by a listener or responder: the store commits tx itself once they return (a commit of your own would keep your writes without the delivery\'s record, and the delivery would run again)';
+  "tx.commit() was called by a listener or responder: the store commits tx itself once they return (a commit of your own would keep your writes without the delivery's record, and the delivery would run again)";
 
 /** The methods that hand a nested transaction (a savepoint) to a callback: Drizzle's and Knex's `transaction`, postgres.js's `savepoint`. */
 const NESTING: ReadonlySet<PropertyKey> = new Set(['transaction', 'savepoint']);
@@ -108,6 +108,11 @@ export class Fence {
   /** A callback given to a nesting method, called with the fenced view of what it is given (the nested handle). */
   #fencingArguments(arg: unknown): unknown {
     if (typeof arg !== 'function') return arg;
-    return (...inner: unknown[]) => Reflect.apply(arg, undefined, inner.map((value) => this.#view(value)));
+    return (...inner: unknown[]) =>
+      Reflect.apply(
+        arg,
+        undefined,
+        inner.map((value) => this.#view(value)),
+      );
   }
 }

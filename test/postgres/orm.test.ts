@@ -31,7 +31,10 @@ type Nested = (tx: unknown, name: string, pause: () => Promise<unknown>) => Prom
 
 // The ORMs' own calls, typed loosely: the typed forms are in test/types/postgres.test-d.ts.
 type Callable = { transaction(fn: unknown): Promise<unknown> };
-const drizzleInsert = ((tx: { insert(t: unknown): { values(v: object): PromiseLike<unknown> } }, name: string) => {
+const drizzleInsert = ((
+  tx: { insert(t: unknown): { values(v: object): PromiseLike<unknown> } },
+  name: string,
+) => {
   const insert = tx.insert(contacts).values({ name });
   return () => insert;
 }) as Build;
