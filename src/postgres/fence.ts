@@ -105,14 +105,24 @@ export class Fence {
     return fenced;
   }
 
-  /** A callback given to a nesting method, called with the fenced view of what it is given (the nested handle). */
+  /**
+   * A callback given to a nesting method, called with the fenced view of what it is given (the
+   * nested handle). Once the fence closed, its promise never settles: the ORM would answer it with
+   * the savepoint's RELEASE or ROLLBACK TO, sent on a connection the transaction gave up, which may
+   * by then be in another delivery's transaction.
+   */
   #fencingArguments(arg: unknown): unknown {
     if (typeof arg !== 'function') return arg;
-    return (...inner: unknown[]) =>
-      Reflect.apply(
-        arg,
-        undefined,
-        inner.map((value) => this.#view(value)),
-      );
+    return async (...inner: unknown[]) => {
+      try {
+        return await Reflect.apply(
+          arg,
+          undefined,
+          inner.map((value) => this.#view(value)),
+        );
+      } finally {
+        if (!this.#open) await new Promise(() => {});
+      }
+    };
   }
 }

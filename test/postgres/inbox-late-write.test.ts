@@ -56,9 +56,15 @@ for (const target of handles()) {
                   sqlOn(sql, `INSERT INTO ${messages} (text) VALUES ($1)`, ['late']);
                 if (mode === 'in a savepoint') {
                   type Savepoint = { savepoint(fn: (sql: unknown) => Promise<unknown>): Promise<unknown> };
-                  return (tx as Savepoint).savepoint(async (sql) => {
-                    await sleep(500);
-                    await insert(sql);
+                  // Its write's outcome: the savepoint never settles once its delivery ended.
+                  return new Promise((written, refused) => {
+                    void (tx as Savepoint).savepoint(async (sql) => {
+                      await sleep(500);
+                      await insert(sql).then(written, (error: unknown) => {
+                        refused(error);
+                        throw error;
+                      });
+                    });
                   });
                 }
                 if (mode === 'during a statement') await sqlOn(tx, 'SELECT pg_sleep(0.5)');
