@@ -153,9 +153,18 @@ for (const target of postgresTargets()) {
         finished();
       });
       expect((await hooks.handle(post(contactAdd('k-6')))).status).not.toBe(200);
-      const meanwhile = await hooks.handle(post(contactAdd('k-6')));
-      // PGlite is one connection: the retry's transaction queues behind the first, past its deadline.
-      expect(meanwhile.status).toBe(target.name === 'pglite' ? 500 : 409);
+      // The retry on another instance, whose own deadline a busy machine cannot run out.
+      const other = new WebhookHandler({
+        secret: 'hook-secret',
+        dedupe: opened.store.dedupe,
+        dispatch: 'await',
+      });
+      other.on('error', () => {});
+      other.on('webhook', () => void runs++);
+      const meanwhile = await other.handle(post(contactAdd('k-6')));
+      // PGlite is one connection: the retry's transaction waits for the first to commit, and finds
+      // the key done. A server answers it at once: held elsewhere.
+      expect(meanwhile.status).toBe(target.name === 'pglite' ? 200 : 409);
       await ended;
       await new Promise((resolve) => setTimeout(resolve, 100)); // the late commit
       const after = await hooks.handle(post(contactAdd('k-6')));
