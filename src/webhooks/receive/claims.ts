@@ -118,7 +118,7 @@ export class Claim {
 async function bounded<T>(call: () => T | PromiseLike<T>, what: string): Promise<T> {
   try {
     const answer = call();
-    // A store in memory answers at once (and may give back anything, as `map.set` does): no timer.
+    // An answer that is not a promise is the answer (a store in memory answers at once): no timer.
     if (typeof (answer as PromiseLike<T> | null)?.then !== 'function') return answer as T;
     const settled = await within(Promise.resolve(answer), STORE_TIMEOUT_MS);
     if (settled === LATE) {
