@@ -54,7 +54,9 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
 
   /**
    * @throws GatewayError when neither `secret` nor `v3AuthToken` is set (unless
-   * `allowUnauthenticated`), or a figure is not a positive number.
+   * `allowUnauthenticated`); GatewayValidationError naming the option when a figure is not a
+   * positive number (a whole one for bytes, items and `dedupeTtlMs`; a time-out at most
+   * 2147483647 ms, what a timer holds).
    */
   constructor(options: WebhookHandlerOptions = {}) {
     const emitter = emitterOf();
