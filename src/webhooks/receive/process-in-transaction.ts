@@ -71,25 +71,34 @@ export async function processInTransaction(
     parts.reporter.report(asGatewayError(error), context, stage);
     return { ending: failed() };
   }
-  if (result === LATE) {
-    const late = new GatewayError(
-      `The delivery was not processed within replyTimeoutMs (${parts.replyTimeoutMs} ms); its transaction commits when its work ends`,
-    );
-    parts.reporter.report(late, context, stage);
-    // The transaction's end, commit or rollback (the store's, at the lease at the latest), is the
-    // work's end: handed to `waitUntil`, so a function runtime (Lambda, Workers) is kept alive
-    // until then, never frozen inside it.
-    const lateWork = transaction.then(
-      (): KeyAction => 'done',
-      (error: unknown): KeyAction => {
-        if (!(error instanceof DispatchFailed)) parts.reporter.report(asGatewayError(error), context, stage);
-        return 'released';
-      },
-    );
-    return { ending: failed(), lateWork };
-  }
+  if (result === LATE) return lateTransaction(parts, transaction, context, () => stage, failed());
   if (result.state === 'processing') return { ending: { outcome: 'processing' } };
   if (result.state === 'done') return { ending: { outcome: 'duplicate', reply: result.reply } };
   const background = slot && startBackground(parts, webhook, context, slot);
   return { ending: { outcome: 'accepted', reply: result.reply }, background };
+}
+
+/**
+ * A transaction still running at the deadline: reported, and answered as `ending`. Its end, commit
+ * or rollback (the store's, at the lease at the latest), is the work's end (`lateWork`): handed to
+ * `waitUntil`, so a function runtime (Lambda, Workers) is kept alive until then, never frozen
+ * inside it.
+ */
+function lateTransaction(
+  parts: AnswerParts,
+  transaction: Promise<unknown>,
+  context: ReportContext,
+  stage: () => ErrorContext['stage'],
+  ending: Ending,
+): TransactionEnd {
+  const late = `The delivery was not processed within replyTimeoutMs (${parts.replyTimeoutMs} ms); its transaction commits when its work ends`;
+  parts.reporter.report(new GatewayError(late), context, stage());
+  const lateWork = transaction.then(
+    (): KeyAction => 'done',
+    (error: unknown): KeyAction => {
+      if (!(error instanceof DispatchFailed)) parts.reporter.report(asGatewayError(error), context, stage());
+      return 'released';
+    },
+  );
+  return { ending, lateWork };
 }
