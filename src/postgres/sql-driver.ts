@@ -18,9 +18,10 @@ export interface SqlDriver extends SqlSession {
   transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T>;
   /**
    * Calls `onPayload` with each NOTIFY on `channel` from now on; resolves once listening, to the
-   * function that stops it. `onLost` is called when the listening connection breaks.
+   * function that stops it. `onLost` is called when the listening connection breaks. Absent when
+   * the handle exposes no connection to listen on (Prisma, Kysely, Knex): the stores poll instead.
    */
-  listen(
+  listen?(
     channel: string,
     onPayload: (payload: string) => void,
     onLost?: () => void,
