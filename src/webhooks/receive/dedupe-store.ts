@@ -59,5 +59,6 @@ export interface DedupeStore {
     key: string,
     process: (tx: unknown) => Promise<unknown>,
     ttlMs: number,
+    leaseMs: number,
   ): Promise<ClaimResult>;
 }
