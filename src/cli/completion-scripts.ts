@@ -2,7 +2,29 @@
 // commands after `messaging-gateway`, a command's subcommands (or trigger's kinds) as its first
 // argument, its options after a dash, the values of an option that takes a known set, and files
 // where nothing else fits (replay and decode take files).
-import type { CompletedPath, CompletionModel } from './completion.js';
+
+/** What a command (or a command and its subcommand) completes. */
+export interface CompletedPath {
+  /** `send`, `channels`, `channels connect`. */
+  path: string;
+  /** The words its first argument takes: subcommands, trigger's kinds, help's commands. */
+  first: readonly string[];
+  /** Its options, as typed (`--channel`). */
+  options: readonly string[];
+}
+
+/** Everything a completion script offers. */
+export interface CompletionModel {
+  /** The words after `messaging-gateway`: its commands and `help`. */
+  commands: readonly string[];
+  /** The options the bin takes alone. */
+  flags: readonly string[];
+  paths: readonly CompletedPath[];
+  /** The options that take a value (`--channel ID`); the others are flags. */
+  takesValue: readonly string[];
+  /** The values of an option that takes a known set (`--wait`: sent, delivered, read). */
+  values: Readonly<Record<string, readonly string[]>>;
+}
 
 const NAME = 'messaging-gateway';
 

@@ -7,7 +7,13 @@ import { DELIVERY_ORDER } from '../tracking/status-order.js';
 import { CHANNELS_OPTIONS } from './channels.js';
 import { CONNECT_OPTIONS } from './channels-connect.js';
 import { COMMANDS } from './commands.js';
-import { bashScript, fishScript, zshScript } from './completion-scripts.js';
+import {
+  bashScript,
+  type CompletedPath,
+  type CompletionModel,
+  fishScript,
+  zshScript,
+} from './completion-scripts.js';
 import { DECODE_OPTIONS } from './decode.js';
 import { FAKE_GATEWAY_OPTIONS } from './fake-gateway.js';
 import { EXIT, type Io, UsageError } from './io.js';
@@ -19,29 +25,6 @@ import { SERVICE_OPTIONS } from './service.js';
 import { TRIGGER_OPTIONS } from './trigger.js';
 import { V3_OPTIONS } from './v3.js';
 import { WEBHOOKS_OPTIONS } from './webhooks.js';
-
-/** What a command (or a command and its subcommand) completes. */
-export interface CompletedPath {
-  /** `send`, `channels`, `channels connect`. */
-  path: string;
-  /** The words its first argument takes: subcommands, trigger's kinds, help's commands. */
-  first: readonly string[];
-  /** Its options, as typed (`--channel`). */
-  options: readonly string[];
-}
-
-/** Everything a completion script offers. */
-export interface CompletionModel {
-  /** The words after `messaging-gateway`: its commands and `help`. */
-  commands: readonly string[];
-  /** The options the bin takes alone. */
-  flags: readonly string[];
-  paths: readonly CompletedPath[];
-  /** The options that take a value (`--channel ID`); the others are flags. */
-  takesValue: readonly string[];
-  /** The values of an option that takes a known set (`--wait`: sent, delivered, read). */
-  values: Readonly<Record<string, readonly string[]>>;
-}
 
 /** `--name` of each option, and `--help`, which every command takes. */
 const flagsOf = (...options: Options[]): string[] => [
