@@ -10,7 +10,9 @@ export {
   WebhookAuthError,
   WebhookParseError,
 } from './core/errors.js';
+export type { AnyListener, EventMap, ListenerOf, Listeners } from './internal/listeners.js';
 export { qrToPng } from './resources/channel-connect/qr-to-png.js';
+export type { Surface } from './schemas/constants.js';
 // Types and constants only: the schema values live in `messaging-gateway-sdk/schemas`.
 export {
   type ChannelLifecycle,
