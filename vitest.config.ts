@@ -38,7 +38,10 @@ export default defineConfig({
     // And generates the example's Prisma client (not committed), which the ORM tests use.
     globalSetup: ['test/frameworks/global-setup.ts', 'test/support/prisma-global-setup.ts'],
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Safety nets only, generous for a busy 2-core machine running two files at once: no test
+    // holds a wall-clock budget, and anything started (a server, a PGlite, the bin) is waited on
+    // until it says it is ready, not for a time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

@@ -3,8 +3,9 @@
 // long tasks (main thread busy over 50 ms); the page applies each change to its own elements, so
 // they stay a small share of the burst. Redrawing everything on each update made it 0.9 and more.
 // Needs `chromium`; runs the source, as the test of the same burst does (test/e2e/inbox-load.test.ts).
-import { findCommand, PARTS } from '../test/support/system-parts.js';
+
 import { INBOX_BURST, openLoadedInbox, runBurst } from '../test/support/inbox-burst.js';
+import { findCommand, PARTS } from '../test/support/system-parts.js';
 import { verdict } from './stats.js';
 
 /** The long tasks' share of the burst that the page may take (about 0.05 on a quiet machine). */

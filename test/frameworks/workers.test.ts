@@ -53,7 +53,7 @@ describe.skipIf(skipFrameworks)('Cloudflare Workers (workerd): waitUntil', () =>
       ['serve', join(dir, 'config.capnp'), `--socket-addr=http=127.0.0.1:${port}`, '--verbose'],
       { port },
     );
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await worker?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -2,8 +2,8 @@
 // then a burst of sends whose statuses advance by themselves. The test checks what the page ends
 // showing; `npm run bench -- inbox-page` times the page's long tasks during the same burst.
 
-import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import type { Browser, Page } from 'playwright-core';
+import { createFakeGateway, type FakeGateway } from '../../src/testing.js';
 import { openInboxPage } from './chromium.js';
 
 /** Messages the fake holds before the page opens, messages sent in the burst, and their chats. */
@@ -39,7 +39,11 @@ export async function sendBurst(gateway: FakeGateway, n: number, from: number): 
       const res = await fetch(`${gateway.url}/v2/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${gateway.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ channel_id: 'ch-load', recipient: { chat_type: 'whatsapp', chat_id }, text: `message ${i}` }),
+        body: JSON.stringify({
+          channel_id: 'ch-load',
+          recipient: { chat_type: 'whatsapp', chat_id },
+          text: `message ${i}`,
+        }),
       });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`send ${i} answered ${res.status}`);
