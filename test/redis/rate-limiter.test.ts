@@ -239,6 +239,7 @@ describe.skipIf(skipRedis).each(TARGETS)(
       // On the cluster fewer calls (still over two windows): the bench runs the large fleet there.
       const calls = where === 'single' ? 40 : 12;
       const { reports } = await run('redis', calls); // its time is measured by npm run bench, not asserted here
+      expect(reports.flatMap((r) => r.errors)).toEqual([]);
       expect(reports.reduce((sum, r) => sum + r.ok, 0)).toBe(3 * calls);
       expect(rejected() - before).toBe(0);
     });
