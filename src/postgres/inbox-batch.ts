@@ -11,6 +11,7 @@ import type { Tables } from './schema.js';
 
 /** What a worker needs of a `WebhookHandler`: its `receive`. */
 export interface ReceivingHandler {
+  /** Runs the listeners of one webhook; rejects when one of them failed. */
   receive(webhook: Webhook, context?: Partial<ListenerContext>): Promise<void>;
 }
 
