@@ -5,7 +5,7 @@
 // subscriber's node dying.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
@@ -61,9 +61,12 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
       };
       try {
         const working = Promise.all([0, 1, 2, 3].map(worker));
-        await sleep(100); // keys in the slot before it moves
+        // keys in the slot before it moves: waited for by count, not for a time a busy machine overruns
+        const atLeast = (n: number) =>
+          vi.waitFor(() => expect(calls).toBeGreaterThanOrEqual(n), { timeout: 60_000, interval: 10 });
+        await atLeast(4 * 3 * 3);
         const move = await moveSlot(cluster, tag);
-        await sleep(100); // and calls after, answered MOVED by the old owner
+        await atLeast(calls + 4 * 3); // and calls after, answered MOVED by the old owner
         moving = false;
         await working;
         expect(move.to).not.toBe(move.from);
