@@ -33,7 +33,12 @@ const entries = {
 const DECLARATIONS = '!**/*.d.{ts,cts,mts}';
 
 const shared: Options = {
+  // Maps point at the sources by path and carry no copy of them (`sourcesContent`): a copy was
+  // half of the unpacked package, and a stack trace needs only the file and line names.
   sourcemap: true,
+  esbuildOptions(options) {
+    options.sourcesContent = false;
+  },
   target: 'node22',
   platform: 'neutral',
   // Keep `node:` in imports: Deno and workers resolve built-ins only by that prefix.

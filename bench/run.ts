@@ -20,6 +20,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   clients: async () => (await import('./clients.js')).clientsBench(),
   postgres: async () => (await import('./postgres.js')).postgresBench(),
   windows: async () => (await import('./windows.js')).windowsBench(),
+  'inbox-page': async () => (await import('./inbox-page.js')).inboxPageBench(),
 };
 
 const only = process.argv.slice(2);

@@ -202,8 +202,8 @@ async function checkBin(dir) {
 
 /**
  * What the tarball holds: the built entries (ESM, CJS, both type files and source maps), the bin, the
- * PostgreSQL migrations as SQL, the guides, README, CHANGELOG and LICENSE, and nothing else (no src/,
- * tests or local files).
+ * PostgreSQL migrations as SQL, the guides and their pictures, README, CHANGELOG and LICENSE, and
+ * nothing else (no src/, tests or local files).
  */
 function checkFileList(paths) {
   const files = paths.map((path) => path.replace(/^package\//, ''));
@@ -213,6 +213,7 @@ function checkFileList(paths) {
     /^dist\/[\w.-]+\.(cjs|d\.ts|d\.cts)(\.map)?$/,
     /^dist\/postgres\/sql\/\d+_[\w-]+\.sql$/,
     /^docs\/[\w-]+\.md$/,
+    /^docs\/images\/[\w-]+\.png$/, // the guides' and README's pictures, linked relatively
     /^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/,
   ];
   const stray = files.filter((file) => !allowed.some((pattern) => pattern.test(file)));
@@ -224,6 +225,7 @@ function checkFileList(paths) {
     'LICENSE',
     'dist/cli.js',
     'docs/receiving-webhooks.md',
+    'docs/images/inbox.png',
     'dist/postgres/sql/001_tables.sql',
   ];
   for (const entry of ['index', 'webhooks', 'schemas', 'redis', 'postgres', 'testing', 'otel']) {

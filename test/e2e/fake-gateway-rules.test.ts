@@ -357,7 +357,7 @@ describe("a receiver's answer", () => {
     } finally {
       await stopServer(endless.server);
     }
-  }, 4000);
+  });
 });
 
 describe('API v3 settings', () => {

@@ -113,7 +113,7 @@ describe('A receiver no client can crash or starve', () => {
 
 describe("At-least-once with dispatch: 'await': a crash loses nothing", () => {
   it('SIGKILL during the listeners; the redelivery to a new process is processed: 0 lost', {
-    timeout: 30_000,
+    timeout: 120_000,
   }, async () => {
     const journal = dirs.file('kill');
     const first = await startReceiver({ JOURNAL: journal, DISPATCH: 'await', HANG: '1' });

@@ -253,12 +253,11 @@ describe('what the fake records', () => {
 });
 
 describe('close()', () => {
-  it('returns at once while a life cycle waits out a long stepMs', async () => {
-    const slow = await createFakeGateway({ stepMs: 60_000, channels: [{ channel_id: 'ch-1' }] });
+  it('returns while a life cycle waits out a long stepMs', async () => {
+    // a step of an hour: a close that waited for it would never end within the test's time-out
+    const slow = await createFakeGateway({ stepMs: 3_600_000, channels: [{ channel_id: 'ch-1' }] });
     await clientFor(slow).messages.send(to('79001234567')); // its statuses wait a step each
-    const t0 = performance.now();
     await slow.close();
-    expect(performance.now() - t0).toBeLessThan(1_000);
   });
 });
 

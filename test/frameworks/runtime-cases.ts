@@ -9,7 +9,7 @@ export function runtimeSmoke(name: string, start: () => Promise<RuntimeProcess>)
     let server: RuntimeProcess;
     beforeAll(async () => {
       server = await start();
-    }, 30_000);
+    }, 120_000);
     afterAll(() => server?.stop());
 
     it('answers a delivery 200 and runs its listener', async () => {

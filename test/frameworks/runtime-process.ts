@@ -40,7 +40,7 @@ export async function startRuntime(
   args: string[],
   options: RuntimeOptions = {},
 ): Promise<RuntimeProcess> {
-  const { env = {}, port: given, timeoutMs = 15_000 } = options;
+  const { env = {}, port: given, timeoutMs = 60_000 } = options;
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'pipe' });
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -91,7 +91,7 @@ async function kill(child: ChildProcess): Promise<void> {
 /** Resolves once `predicate` holds, polling every 20 ms; rejects after `timeoutMs`. */
 export async function eventually(
   predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await predicate())) {

@@ -26,7 +26,7 @@ describe.skipIf(skipFrameworks)('Cloudflare Workers (workerd): waitUntil', () =>
 
   beforeAll(async () => {
     worker = await startWorkerd(join(import.meta.dirname, 'runtimes', 'worker.mjs'), dir, ['--verbose']);
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await worker?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresTargets } from '../support/postgres-targets.js';
 import { runBin } from '../support/run-bin.js';
 
-const server = postgresTargets().find((target) => target.name === 'pg');
+const server = postgresTargets({ pglite: false }).find((target) => target.name === 'pg');
 
 describe('messaging-gateway postgres sql', () => {
   it('prints the whole SQL for a schema, connecting to nothing; --json as one document', async () => {

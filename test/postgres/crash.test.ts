@@ -8,7 +8,7 @@ import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gate
 import { postgresTargets } from '../support/postgres-targets.js';
 import { CrmUnderTest, contactAdd, messageAdd, randomKills } from './crash-harness.js';
 
-const targets = postgresTargets().filter((t) => t.name !== 'pglite');
+const targets = postgresTargets({ pglite: false });
 const POINTS = [
   'responder-inside',
   'responder-after-commit',

@@ -5,7 +5,7 @@ import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 import { messageAdd, post, storeWithMessages } from './inbox-suite.js';
 
-for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
+for (const target of postgresTargets({ pglite: false })) {
   describe(`a listener stuck in a statement on ${target.name}`, () => {
     const suite = storeWithMessages(target);
 
@@ -22,12 +22,14 @@ for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
       await hooks.handle(post(messageAdd('s', 'chat-s', 'stuck')));
       await hooks.handle(post(messageAdd('n', 'chat-n', 'next')));
       const worker = store.inbox.work(hooks, { pollIntervalMs: 10, batchSize: 1, timeoutMs: 200 });
-      const started = Date.now();
       try {
         await until(
           async () => (await sqlOn(suite.opened.db, `SELECT 1 FROM ${suite.messages}`)).length === 1,
         );
-        expect(Date.now() - started).toBeLessThan(4_000);
+        // the next message got in while the stuck one (its 8 s sleep cut at 200 ms) waits its turn again
+        expect(await sqlOn(suite.opened.db, `SELECT text FROM ${suite.messages}`)).toEqual([
+          { text: 'next' },
+        ]);
         expect(await store.inbox.get('1')).toMatchObject({ state: 'pending', attempts: 1 });
       } finally {
         await worker.stop();

@@ -23,7 +23,7 @@ const FILES = readdirSync(SQL_DIR)
 const TABLES = ['dedupe', 'inbox', 'outbox', 'statuses'];
 const DRIZZLE_KIT = join(import.meta.dirname, '..', '..', 'node_modules', 'drizzle-kit', 'bin.cjs');
 
-const server = postgresTargets().find((target) => target.name === 'pg');
+const server = postgresTargets({ pglite: false }).find((target) => target.name === 'pg');
 
 describe.skipIf(!server)('the shipped SQL in your own migration tool', () => {
   let dir: string;

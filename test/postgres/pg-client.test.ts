@@ -21,7 +21,7 @@ const post = (body: unknown) => ({
   body: JSON.stringify(body),
 });
 
-for (const target of postgresTargets().filter((t) => t.name === 'pg')) {
+for (const target of postgresTargets({ pglite: false }).filter((t) => t.name === 'pg')) {
   describe('postgresStore on a lone pg Client', () => {
     let client: pg.Client;
     beforeEach(async () => {

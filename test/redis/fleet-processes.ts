@@ -7,6 +7,8 @@ export interface SenderReport {
   rejected: number;
   failed: number;
   ms: number;
+  /** The distinct errors of the failed calls (name: message). */
+  errors: string[];
 }
 
 /**

@@ -55,7 +55,7 @@ describe.skipIf(skipRedis)('a durable queue: BullMQ between the handler and its 
     }
   });
 
-  it('100 deliveries, each sent twice: each processed exactly once', { timeout: 30_000 }, async () => {
+  it('100 deliveries, each sent twice: each processed exactly once', { timeout: 120_000 }, async () => {
     const queue = new Queue('once', { connection: connection() });
     const hooks = web(queue);
     const seen = new Map<string, number>();
@@ -83,7 +83,7 @@ describe.skipIf(skipRedis)('a durable queue: BullMQ between the handler and its 
     }
   });
 
-  it('the worker killed mid-job, another started: 0 deliveries lost', { timeout: 60_000 }, async () => {
+  it('the worker killed mid-job, another started: 0 deliveries lost', { timeout: 120_000 }, async () => {
     const queue = new Queue('crash', { connection: connection() });
     const hooks = web(queue);
     const keys = Array.from({ length: 20 }, (_, i) => `crash-${i}`);

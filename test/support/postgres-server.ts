@@ -89,7 +89,7 @@ export async function startPostgresServer(bin: string): Promise<PostgresServer> 
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`postgres did not start: ${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`postgres did not start: ${output}`)), 60_000); // a safety net: it waits on the server's ready line
     child.once('exit', (code) => reject(new Error(`postgres exited (${code}): ${output}`)));
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();

@@ -3,16 +3,19 @@
 // and fails the run under REQUIRE_SYSTEM_TESTS=1). With `{ orms: true }`, the ORMs too: Drizzle
 // and Kysely on PGlite, and Prisma, Drizzle (node-postgres and postgres.js), Kysely and Knex on
 // the server.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
+import { PGLITE_START_MS, pgliteOncePerFile } from './pglite-per-file.js';
 import {
   POSTGRES_INSTALL,
   type PostgresServer,
   postgresBinDir,
   startPostgresServer,
 } from './postgres-server.js';
+
+export { PGLITE_START_MS };
 
 /** The ORMs' targets. */
 export type OrmTargetName =
@@ -45,12 +48,6 @@ export function hasPostgresServer(): boolean {
   return false;
 }
 
-/**
- * The time-out of a hook that opens a target: the file's PGlite starts in the first one (seconds,
- * more on a busy machine). A safety net, not a budget.
- */
-export const PGLITE_START_MS = 90_000;
-
 /** Whether `target` is one PGlite (one connection: transactions take turns, nothing is concurrent). */
 export const onPGlite = (target: PostgresTarget): boolean => target.name.includes('pglite');
 
@@ -59,32 +56,23 @@ export const canListen = (target: PostgresTarget): boolean =>
   !['prisma', 'kysely', 'knex'].some((orm) => target.name.startsWith(orm));
 
 /**
- * The targets of this test file: registers a private server for the file (started before its
- * tests, stopped after) when one is installed. `orms` adds the ORMs' targets.
+ * The targets of this test file: registers the file's PGlite (started before its tests, closed
+ * after; see `pgliteOncePerFile`) and a private server for the file when one is installed.
+ * `orms` adds the ORMs' targets; `pglite: false` (for a file that runs on the server only)
+ * starts no PGlite. @default { orms: false, pglite: true }
  */
-export function postgresTargets(options: { orms?: boolean } = {}): PostgresTarget[] {
-  // Starting a PGlite takes seconds: one per file, each suite in a schema of its own.
-  let shared: Promise<PGlite> | undefined;
-  afterAll(async () => (await shared)?.close());
-  const pglite: PostgresTarget = {
-    name: 'pglite',
-    url: () => undefined,
-    async open() {
-      shared ??= PGlite.create();
-      return { db: await shared, close: async () => {} };
-    },
-  };
+export function postgresTargets(options: { orms?: boolean; pglite?: boolean } = {}): PostgresTarget[] {
+  const lite = options.pglite === false ? [] : pgliteTargets(options.orms === true);
   const bin = postgresBinDir();
-  const orms = options.orms ? ormsOnPGlite(pglite) : [];
-  if (!hasPostgresServer() || !bin) return [pglite, ...orms];
+  if (!hasPostgresServer() || !bin) return lite;
   let server: PostgresServer | undefined;
   beforeAll(async () => {
     server = await startPostgresServer(bin);
-  }, 60_000);
+  }, 120_000); // initdb and a start on a busy machine; it waits on the server's ready line
   afterAll(async () => server?.stop());
   const url = () => server?.url as string;
   return [
-    pglite,
+    ...lite.slice(0, 1),
     {
       name: 'pg',
       url,
@@ -102,9 +90,20 @@ export function postgresTargets(options: { orms?: boolean } = {}): PostgresTarge
         return { db: sql, close: () => sql.end({ timeout: 1 }) };
       },
     },
-    ...orms,
+    ...lite.slice(1),
     ...(options.orms ? ormsOnServer(url) : []),
   ];
+}
+
+/** The file's PGlite, one instance shared by its tests (each in a schema of its own); with `orms`, Drizzle and Kysely on it. */
+function pgliteTargets(orms: boolean): PostgresTarget[] {
+  const file = pgliteOncePerFile();
+  const pglite: PostgresTarget = {
+    name: 'pglite',
+    url: () => undefined,
+    open: async () => ({ db: await file.get(), close: async () => {} }),
+  };
+  return [pglite, ...(orms ? ormsOnPGlite(pglite) : [])];
 }
 
 /** Drizzle and Kysely on the file's PGlite (their own PGlite drivers; Prisma and Knex have none). */
@@ -201,8 +200,11 @@ export async function sqlOn(handle: unknown, text: string, params: unknown[] = [
   return (isDatabase ? driverOf(handle) : sessionOf(handle)).query(text, params);
 }
 
-/** Resolves once `check` holds (polled: workers and relays run on their own); rejects past `ms`. */
-export async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
+/**
+ * Resolves once `check` holds (polled: workers and relays run on their own); rejects past `ms`, a
+ * safety net for a busy machine (default 60 s).
+ */
+export async function until(check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not reached in time');

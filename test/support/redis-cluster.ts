@@ -106,7 +106,7 @@ export function useRedisCluster(): RedisCluster {
   const cluster = {} as RedisCluster;
   beforeAll(async () => {
     Object.assign(cluster, await startRedisCluster());
-  }, 30_000);
+  }, 120_000); // six servers and a cluster's agreement on a busy machine: a safety net
   afterAll(() => cluster.stop?.());
   return cluster;
 }

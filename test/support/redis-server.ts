@@ -36,7 +36,7 @@ export async function spawnServer(port: number, extra: string[] = []): Promise<C
   );
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 30_000); // a safety net: it waits on the ready line
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${output}`)));
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -36,7 +36,7 @@ export function useRedisTarget(kind: TargetKind): RedisTarget {
   const target = {} as RedisTarget;
   beforeAll(async () => {
     Object.assign(target, await startRedisTarget(kind));
-  }, 30_000);
+  }, 120_000); // a safety net: a cluster starts in seconds, more on a busy machine
   afterAll(() => target.stop?.());
   return target;
 }

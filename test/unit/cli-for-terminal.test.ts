@@ -39,10 +39,9 @@ describe('addressesMasked', () => {
     expect(addressesMasked(`${'a'.repeat(50)}https://h/?secret=s3`)).not.toContain('s3');
   });
 
-  it('takes linear time: a megabyte of letters (a receiver answer, a name) is read in well under a second', () => {
-    const start = performance.now();
+  it('takes linear time: a megabyte of letters (a receiver answer, a name) is read', () => {
+    // a scan that backtracked over each start would take hours on a megabyte, past the test's time-out
     expect(addressesMasked('a'.repeat(1024 * 1024))).toHaveLength(1024 * 1024);
-    expect(performance.now() - start).toBeLessThan(1000);
   });
 });
 
