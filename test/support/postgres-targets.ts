@@ -19,6 +19,8 @@ export interface PostgresTarget {
   open(): Promise<{ db: object; close(): Promise<void> }>;
   /** A connection string of the real server (undefined for PGlite). */
   url(): string | undefined;
+  /** Restarts the real server (every connection dropped), down for `downMs`; absent for PGlite. */
+  restart?(downMs?: number): Promise<void>;
 }
 
 let warned = false;
@@ -57,11 +59,13 @@ export function postgresTargets(): PostgresTarget[] {
   }, 60_000);
   afterAll(async () => server?.stop());
   const url = () => server?.url as string;
+  const restart = async (downMs?: number) => server?.restart(downMs);
   return [
     pglite,
     {
       name: 'pg',
       url,
+      restart,
       async open() {
         const pool = new pg.Pool({ connectionString: url(), max: 20 });
         pool.on('error', () => {}); // an idle client's connection ended by the server's shutdown
@@ -71,6 +75,7 @@ export function postgresTargets(): PostgresTarget[] {
     {
       name: 'postgres.js',
       url,
+      restart,
       async open() {
         const sql = postgres(url(), { max: 20, onnotice: () => {} });
         return { db: sql, close: () => sql.end({ timeout: 1 }) };
