@@ -46,7 +46,7 @@ export async function processInTransaction(
   };
   const key = delivery.transactionKey as string;
   const transaction = Promise.resolve().then(() =>
-    store.processInTransaction(key, work, parts.claims?.ttlMs as number),
+    store.processInTransaction(key, work, parts.claims?.ttlMs as number, parts.leaseMs),
   );
   let result: Awaited<typeof transaction> | typeof LATE;
   try {
