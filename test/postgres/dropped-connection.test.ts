@@ -46,8 +46,7 @@ async function run(target: PostgresTarget, driver: string, scenario: string) {
 const lived = { code: 0, stderr: expect.not.stringContaining("Unhandled 'error' event") };
 
 for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
-  const drivers =
-    target.name === 'pg' ? ['pg-pool', 'pg-pool-bare', 'pg-client'] : ['postgres.js'];
+  const drivers = target.name === 'pg' ? ['pg-pool', 'pg-pool-bare', 'pg-client'] : ['postgres.js'];
   describe(`a connection dropped under the SDK, ${target.name}`, () => {
     for (const driver of drivers) {
       const lone = driver === 'pg-client';
