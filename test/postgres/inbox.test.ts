@@ -157,5 +157,22 @@ for (const target of postgresTargets()) {
       expect(new Set(texts).size).toBe(40);
       expect(texts.length).toBe(40);
     });
+
+    it('bounds the batch on the server too: each statement by timeoutMs, and it ends when idle past timeoutMs plus 10 s', async () => {
+      const hooks = handler();
+      let settings: unknown;
+      hooks.on('message.add', async (_event, { tx }) => {
+        [settings] = await sqlOn(
+          tx,
+          `SELECT current_setting('statement_timeout') AS statement,
+                  current_setting('idle_in_transaction_session_timeout') AS idle`,
+        );
+      });
+      await hooks.handle(post(messageAdd('k-settings', 'chat', 'hi')));
+      const worker = inbox().work(hooks, { pollIntervalMs: 10, timeoutMs: 1_500 });
+      await until(() => settings !== undefined);
+      await worker.stop();
+      expect(settings).toEqual({ statement: '1500ms', idle: '11500ms' });
+    });
   });
 }
