@@ -132,7 +132,13 @@ export class PostgresDeliveryStore implements DeliveryStore {
       statusChannel(this.#t),
       (payload) => this.#announced(payload),
       () => void this.#lost(),
+      () => this.#resync(),
     );
+  }
+
+  /** Every wait reads the store again: statuses announced while nobody listened were missed. */
+  #resync(): void {
+    for (const feed of this.#feeds) feed.resync();
   }
 
   /**
@@ -152,7 +158,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         await sleep(1_000);
       }
     }
-    for (const feed of this.#feeds) feed.resync();
+    this.#resync();
   }
 
   /** Stops listening (the database handle passed in stays open: it is the caller's). */

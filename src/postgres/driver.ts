@@ -71,13 +71,14 @@ export class Database implements SqlSession {
     }
   }
 
-  /** LISTEN on `channel`; resolves to the function that stops it. */
+  /** LISTEN on `channel`; resolves to the function that stops it (see `SqlDriver.listen`). */
   listen(
     channel: string,
     onPayload: (payload: string) => void,
     onLost?: () => void,
+    onResumed?: () => void,
   ): Promise<() => Promise<void>> {
-    return this.#driver.listen(channel, onPayload, onLost);
+    return this.#driver.listen(channel, onPayload, onLost, onResumed);
   }
 }
 

@@ -45,9 +45,11 @@ for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
       await client.query(`GRANT SELECT ON ALL TABLES IN SCHEMA "${schema}" TO ${ROLE}`);
       const url = new URL(target.url() as string);
       url.username = ROLE;
+      // A pg Pool that closes idle connections at once: when the role is refused below, its only
+      // connection is the LISTEN one, so it cannot listen again on one the server is ending.
       const db =
         target.name === 'pg'
-          ? new pg.Pool({ connectionString: url.href, max: 2 })
+          ? new pg.Pool({ connectionString: url.href, max: 2, idleTimeoutMillis: 10 })
           : postgres(url.href, { max: 2, onnotice: () => {} });
       if (db instanceof pg.Pool) db.on('error', () => {}); // an idle connection terminated below
       closing.push(() => (db instanceof pg.Pool ? db.end() : db.end({ timeout: 1 })));
@@ -58,6 +60,7 @@ for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
       const tracker = new DeliveryTracker({ store: store.deliveries });
       const waiting = tracker.waitFor('r-1', { until: 'sent', timeoutMs: 15_000 });
       await until(() => tracker.statusOf('r-1') === 'accepted'); // listening, and read once
+      if (db instanceof pg.Pool) await until(() => db.idleCount === 0);
       await client.query(`ALTER ROLE ${ROLE} NOLOGIN`); // its connections cannot come back yet
       const terminated = async () => {
         const { rows } = await client.query(

@@ -55,28 +55,29 @@ async function begin<T>(
 /**
  * postgres.js: statements through `unsafe`, transactions through `begin`, LISTEN through `listen`.
  * postgres.js listens again by itself after its listening connection broke, calling `onListen`
- * each time it listens: a NOTIFY sent meanwhile was missed, so from the second call on this stops
- * its own listener and calls `onLost` (the store listens anew, then reads what it missed).
+ * each time it listens: from the second call on, a NOTIFY may have been missed (`onResumed`).
+ * When it listens again it makes its listener anew, which the `unlisten` it first returned no
+ * longer removes: a stopped listener is muted as well.
  */
 export function postgresJsDriver(sql: PostgresJsLike): SqlDriver {
   return {
     ...session(sql),
     transaction: (fn) => begin(sql, fn),
-    async listen(channel, onPayload, onLost) {
+    async listen(channel, onPayload, _onLost, onResumed) {
       let listened = false;
       let stopped = false;
-      let stop: () => Promise<void> = async () => {};
-      const unlisten = async () => {
-        if (stopped) return;
-        stopped = true;
-        await stop();
-      };
       const onListen = () => {
-        if (!listened) listened = true;
-        else if (!stopped) void unlisten().then(onLost, onLost);
+        if (listened && !stopped) onResumed?.();
+        listened = true;
       };
-      stop = (await sql.listen(channel, onPayload, onListen)).unlisten;
-      return unlisten;
+      const heard = (payload: string) => {
+        if (!stopped) onPayload(payload);
+      };
+      const { unlisten } = await sql.listen(channel, heard, onListen);
+      return async () => {
+        stopped = true;
+        await unlisten();
+      };
     },
   };
 }
