@@ -15,7 +15,7 @@ interface PgPoolClient extends PgClientLike {
   release(error?: Error | boolean): void;
 }
 interface PgPoolLike extends PgQueryable {
-  connect(): Promise<PgPoolClient>;
+  connect(callback: (error: Error | undefined, client: PgPoolClient | undefined) => void): void;
   totalCount: number;
 }
 
@@ -32,27 +32,42 @@ const session = (c: PgQueryable): SqlSession => ({
   query: async (text, params) => (await c.query(text, params as unknown[])).rows,
 });
 
+/** A client's 'error' events, heard from the moment it is lent until `stop()`. */
+interface Hearing {
+  /** The first error heard: the connection is gone. */
+  broken(): Error | undefined;
+  stop(): void;
+}
+
 /**
- * Runs `work` on `client` while listening to its 'error' event. A connection PostgreSQL drops
- * while the store holds it (a terminated backend, a restart, `idle_in_transaction_session_timeout`)
- * makes pg emit 'error' on the client besides failing its statements; no one else listens to a
- * client checked out of a pool, and an 'error' nobody hears ends the process. Heard here, it only
- * fails the statement under way or the next one, and `work` learns the connection is gone.
+ * Listens to `client`'s 'error' event while the store holds it. A connection PostgreSQL drops
+ * (a terminated backend, a restart, `idle_in_transaction_session_timeout`) makes pg emit 'error'
+ * on the client besides failing its statements; no one else listens to a client checked out of a
+ * pool, and an 'error' nobody hears ends the process. Heard here, it only fails the statement
+ * under way or the next one, and the store learns the connection is gone.
  */
-async function hearingErrors<T>(
-  client: PgClientLike,
-  work: (broken: () => Error | undefined) => Promise<T>,
-): Promise<T> {
+function hear(client: PgClientLike): Hearing {
   let broken: Error | undefined;
   const heard = (error: Error) => {
     broken ??= error;
   };
   client.on('error', heard);
-  try {
-    return await work(() => broken);
-  } finally {
-    client.off('error', heard);
-  }
+  return { broken: () => broken, stop: () => client.off('error', heard) };
+}
+
+/**
+ * A client of the pool, heard from the moment it is lent. pg-pool calls back at once; a promise
+ * would resolve only after the rest of the data read with a new connection's first ReadyForQuery,
+ * and a FATAL in that same read (a backend ended as it connected) would be emitted with nobody
+ * listening.
+ */
+function lend(pool: PgPoolLike): Promise<{ client: PgPoolClient; hearing: Hearing }> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || !client) reject(error);
+      else resolve({ client, hearing: hear(client) });
+    });
+  });
 }
 
 /**
@@ -63,21 +78,20 @@ async function hearingErrors<T>(
 async function inTransaction<T>(
   client: PgClientLike,
   fn: (tx: SqlSession, handle: unknown) => Promise<T>,
+  broken: () => Error | undefined,
 ): Promise<{ result: T } | { error: unknown; broken: Error | undefined }> {
-  return hearingErrors(client, async (broken) => {
-    try {
-      await client.query('BEGIN');
-      const result = await fn(session(client), client);
-      await client.query('COMMIT');
-      return { result };
-    } catch (error) {
-      const rollback = await client.query('ROLLBACK').then(
-        () => undefined,
-        (failed: unknown) => (failed instanceof Error ? failed : new Error(String(failed))),
-      );
-      return { error, broken: broken() ?? rollback };
-    }
-  });
+  try {
+    await client.query('BEGIN');
+    const result = await fn(session(client), client);
+    await client.query('COMMIT');
+    return { result };
+  } catch (error) {
+    const rollback = await client.query('ROLLBACK').then(
+      () => undefined,
+      (failed: unknown) => (failed instanceof Error ? failed : new Error(String(failed))),
+    );
+    return { error, broken: broken() ?? rollback };
+  }
 }
 
 /** The result, or the failure thrown again. */
@@ -95,15 +109,22 @@ function outcome<T>(ended: { result: T } | { error: unknown }): T {
 export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
   if (isPool(db)) return poolDriver(db);
   let turn: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const mine = turn.then(() => hearingErrors(db, work));
+  const inTurn = <T>(work: (broken: () => Error | undefined) => Promise<T>): Promise<T> => {
+    const mine = turn.then(async () => {
+      const hearing = hear(db);
+      try {
+        return await work(hearing.broken);
+      } finally {
+        hearing.stop();
+      }
+    });
     turn = mine.catch(() => undefined);
     return mine;
   };
   const statements = session(db);
   return {
     query: (text, params) => inTurn(() => statements.query(text, params)),
-    transaction: (fn) => inTurn(async () => outcome(await inTransaction(db, fn))),
+    transaction: (fn) => inTurn(async (broken) => outcome(await inTransaction(db, fn, broken))),
     listen: (channel, onPayload, onLost) =>
       listenOn(db, channel, onPayload, onLost, {
         query: (text) => inTurn(() => db.query(text)),
@@ -117,16 +138,20 @@ function poolDriver(pool: PgPoolLike): SqlDriver {
   return {
     ...session(pool),
     async transaction(fn) {
-      const client = await pool.connect();
-      const ended = await inTransaction(client, fn);
+      const { client, hearing } = await lend(pool);
+      const ended = await inTransaction(client, fn, hearing.broken);
+      hearing.stop();
       client.release('broken' in ended ? ended.broken : undefined);
       return outcome(ended);
     },
     async listen(channel, onPayload, onLost) {
-      const client = await pool.connect();
+      const { client, hearing } = await lend(pool);
       return listenOn(client, channel, onPayload, onLost, {
         query: (text) => client.query(text),
-        done: (broken) => client.release(broken),
+        done: (broken) => {
+          hearing.stop();
+          client.release(broken);
+        },
       });
     },
   };
