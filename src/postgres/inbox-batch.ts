@@ -5,7 +5,15 @@ import type { Webhook } from '../webhooks/decode/parse.js';
 import type { ListenerContext } from '../webhooks/receive/events.js';
 import { reportOnHandler } from '../webhooks/receive/reporting.js';
 import type { Database, SqlSession } from './driver.js';
-import { alone, type Claim, claimBatch, giveBack, type Taken, UNDER_WAY } from './inbox-claim.js';
+import {
+  alone,
+  arrayLiteral,
+  type Claim,
+  claimBatch,
+  giveBack,
+  type Taken,
+  UNDER_WAY,
+} from './inbox-claim.js';
 import { InboxDeliveryError } from './inbox-errors.js';
 import type { LoopErrorHandler } from './poll-loops.js';
 import type { Tables } from './schema.js';
@@ -81,7 +89,12 @@ export async function processBatch(p: BatchParts): Promise<boolean> {
  * backoff rather than when the claim's lease ends; when the database cannot be reached to record
  * it, the lease ends the claim. Rejects with `error`, for the worker to report.
  */
-async function afterBrokenBatch(p: BatchParts, token: string, taken: Taken[], error: unknown): Promise<never> {
+async function afterBrokenBatch(
+  p: BatchParts,
+  token: string,
+  taken: Taken[],
+  error: unknown,
+): Promise<never> {
   const failures = taken.map((row) => ({ row, error }));
   const dead = await recordFailures(p, p.db, token, failures).catch(() => []);
   for (const failure of dead) reportDead(p, failure.row, failure.error);
@@ -109,7 +122,8 @@ async function runBatch(
   failures: Failure[],
 ): Promise<Failure[]> {
   await tx.query(`SELECT ${boundsSql(1)}`, boundsParams(p.timeoutMs));
-  const held = new Set((await tx.query(holdSql(p.t), [taken.map((row) => row.id), token])).map((r) => r.id));
+  const ids = arrayLiteral(taken.map((row) => row.id));
+  const held = new Set((await tx.query(holdSql(p.t), [ids, token])).map((r) => r.id));
   const done: string[] = [];
   for (const row of taken.filter((r) => held.has(r.id))) {
     await tx.query('SAVEPOINT mgsdk_delivery');
@@ -125,7 +139,7 @@ async function runBatch(
       failures.push({ row, error: ended.error });
     }
   }
-  if (done.length > 0) await tx.query(doneSql(p.t), [done, token]);
+  if (done.length > 0) await tx.query(doneSql(p.t), [arrayLiteral(done), token]);
   return recordFailures(p, tx, token, failures);
 }
 

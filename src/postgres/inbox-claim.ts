@@ -12,6 +12,14 @@ export interface Taken {
   before: string | null;
 }
 
+/**
+ * `values` as a PostgreSQL array literal, a text parameter every driver sends as it is: postgres.js
+ * writes a JavaScript array parameter from the array types it fetches on each new connection, which
+ * `fetch_types: false` turns off.
+ */
+export const arrayLiteral = (values: readonly (string | null)[]): string =>
+  `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/["\\]/g, '\\$&')}"`)).join(',')}}`;
+
 /** What `last_error` says of an attempt under way: what stays when its worker dies in it. */
 export const UNDER_WAY = 'the attempt did not end (its worker stopped or lost its connection)';
 
@@ -91,7 +99,8 @@ const giveBackSql = (t: Tables) =>
 /** Gives `rows` of the claim `token` back (see giveBackSql). */
 export async function giveBack(session: SqlSession, t: Tables, token: string, rows: Taken[]): Promise<void> {
   if (rows.length === 0) return;
-  await session.query(giveBackSql(t), [rows.map((r) => r.id), rows.map((r) => r.before), token]);
+  const ids = arrayLiteral(rows.map((r) => r.id));
+  await session.query(giveBackSql(t), [ids, arrayLiteral(rows.map((r) => r.before)), token]);
 }
 
 /**

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
 import { backoffAfter } from '../../src/postgres/inbox-batch.js';
+import { arrayLiteral } from '../../src/postgres/inbox-claim.js';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
@@ -156,6 +157,14 @@ for (const target of postgresTargets()) {
       const texts = (await stored()).map((r) => r.text);
       expect(new Set(texts).size).toBe(40);
       expect(texts.length).toBe(40);
+    });
+
+    it('array parameters reach the database whole, quotes, backslashes and nulls included', async () => {
+      const values = ['1', 'a "quoted" word', 'back\\slash', null, '{braces}, commas'];
+      const [row] = await sqlOn(suite.opened.db, 'SELECT array_to_json($1::text[]) AS a', [
+        arrayLiteral(values),
+      ]);
+      expect(row?.a).toEqual(values);
     });
 
     it('bounds the batch on the server too: each statement by timeoutMs, and it ends when idle past timeoutMs plus 10 s', async () => {
