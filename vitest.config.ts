@@ -35,7 +35,8 @@ export default defineConfig({
       ...(skipFrameworkMatrix() ? ['test/frameworks/!(node-http).test.ts'] : []),
     ],
     // Builds dist/ when it is missing or stale: the Bun, Deno and workerd tests run the built entry.
-    globalSetup: ['test/frameworks/global-setup.ts'],
+    // And generates the example's Prisma client (not committed), which the ORM tests use.
+    globalSetup: ['test/frameworks/global-setup.ts', 'test/support/prisma-global-setup.ts'],
     typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 20_000,
     hookTimeout: 20_000,

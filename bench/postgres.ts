@@ -1,8 +1,10 @@
 // messaging-gateway-sdk/postgres on a private PostgreSQL (pg): the inbox end to end (stored →
 // worker → a listener's insert → done) with 4 workers; what the responder's transaction adds to a
 // CRM answer beside the in-memory dedupe; and 3 outbox relays sharing one redisRateLimiter against
-// the fake gateway's 500 requests / 5 s: the most in any 5 s window, and the 429s.
+// the fake gateway's 500 requests / 5 s: the most in any 5 s window, and the 429s. The inbox again
+// through Prisma and through Drizzle (node-postgres), beside pg's figure.
 import pg from 'pg';
+import { generatePrismaClient } from '../scripts/prisma-generate.js';
 import { GatewayClient } from '../src/client.js';
 import { postgresStore } from '../src/postgres/store.js';
 import { redisRateLimiter } from '../src/redis.js';
@@ -52,6 +54,64 @@ async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
     ),
     ok: perSecond >= 1000,
   };
+}
+
+/** An ORM on the bench's server and the listener's insert through its own transaction. */
+async function orm(name: 'Prisma' | 'Drizzle', url: string) {
+  if (name === 'Prisma') {
+    generatePrismaClient();
+    const { PrismaClient } = await import('../examples/prisma/generated/client.js');
+    const { PrismaPg } = await import('@prisma/adapter-pg');
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
+    type Tx = { $executeRaw(s: TemplateStringsArray, ...v: unknown[]): Promise<number> };
+    const insert = (tx: unknown, text: unknown) =>
+      (tx as Tx).$executeRaw`INSERT INTO bench_inbox_prisma.messages (text) VALUES (${text})`;
+    return { db: prisma as object, insert, close: () => prisma.$disconnect() };
+  }
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const { sql } = await import('drizzle-orm');
+  const client = new pg.Pool({ connectionString: url, max: 20 });
+  type Tx = { execute(q: unknown): Promise<unknown> };
+  const insert = (tx: unknown, text: unknown) =>
+    (tx as Tx).execute(sql`INSERT INTO bench_inbox_drizzle.messages (text) VALUES (${text})`);
+  return { db: drizzle({ client }) as object, insert, close: () => client.end() };
+}
+
+/**
+ * The inbox run of {@link inbox} through an ORM's own transaction (its raw query for the SDK's
+ * statements, the listener's insert through the ORM's `tx`), printed beside pg's figure.
+ */
+async function inboxThrough(
+  name: 'Prisma' | 'Drizzle',
+  url: string,
+  pool: pg.Pool,
+  pgLine: string,
+): Promise<{ line: string; ok: boolean }> {
+  const { db, insert, close } = await orm(name, url);
+  const schema = `bench_inbox_${name.toLowerCase()}`;
+  try {
+    const store = postgresStore(db, { schema });
+    await store.migrate();
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
+    const n = 4_000;
+    for (let i = 0; i < n; i++) {
+      const body = buildWebhook('message.add', { data: [{ chat_id: `c${i}`, text: 'hi' }] } as never);
+      await store.inbox.enqueue(body as never, { key: `k${i}` });
+    }
+    const hooks = new WebhookHandler({ secret: 's' });
+    hooks.on('message.add', async ({ data }, { tx }) => void (await insert(tx, data[0]?.text)));
+    const start = performance.now();
+    const worker = store.inbox.work(hooks, { concurrency: 4, pollIntervalMs: 10 });
+    const pending = `SELECT count(*)::int AS n FROM ${schema}.inbox WHERE state = 'pending'`;
+    await until(async () => (await pool.query(pending)).rows[0].n === 0);
+    const perSecond = n / ((performance.now() - start) / 1000);
+    await worker.stop();
+    const beside = /(\d+) deliveries\/s/.exec(pgLine)?.[1] ?? '?';
+    const figure = `${Math.round(perSecond)} deliveries/s (pg ${beside}/s)`;
+    return { line: verdict(`inbox through ${name}, 4 workers`, figure, true, 'beside pg'), ok: true };
+  } finally {
+    await close();
+  }
 }
 
 async function responder(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
@@ -166,6 +226,8 @@ export async function postgresBench(): Promise<{ lines: string[]; ok: boolean }>
   pool.on('error', () => {});
   try {
     const results = [await inbox(pool), await responder(pool), await relays(pool, redisServer.url)];
+    for (const name of ['Prisma', 'Drizzle'] as const)
+      results.push(await inboxThrough(name, server.url, pool, results[0]?.line ?? ''));
     return { lines: results.map((r) => r.line), ok: results.every((r) => r.ok) };
   } finally {
     await pool.end();

@@ -1,7 +1,7 @@
 // `npm run demo`: the main job in one command. Starts a webhook receiver built on WebhookHandler,
 // subscribes it with webhooks.ensure, connects a whatsapp channel and saves its QR as a PNG, sends
-// several messages with sendMany and a live progress line, and prints each message's path to
-// delivered or failed through DeliveryTracker.
+// several messages with sendMany (a live progress line on a terminal), and prints each message's
+// path to delivered or failed through DeliveryTracker, one row per recipient in order.
 //
 // Without credentials it runs against the package's fake gateway (messaging-gateway-sdk/testing). With GATEWAY_BASE_URL and
 // GATEWAY_TOKEN set it talks to the real service; then also set WEBHOOK_PUBLIC_URL (an address the
@@ -10,7 +10,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DeliveryTracker, GatewayClient, type SendMessageParams } from 'messaging-gateway-sdk';
+import {
+  DeliveryTracker,
+  GatewayClient,
+  MessageFailedError,
+  type SendMessageParams,
+} from 'messaging-gateway-sdk';
 import { createFakeGateway, UNREGISTERED_PREFIX } from 'messaging-gateway-sdk/testing';
 import { createNodeMiddleware, qrToPng, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 
@@ -60,19 +65,29 @@ try {
     recipient: { chat_type: 'whatsapp', chat_id },
     text: `Hello from the messaging-gateway-sdk demo (#${i + 1})`,
   }));
+  // The progress line rewrites itself (\r): on a terminal only, not in a log or a pipe.
+  const live = process.stdout.isTTY === true;
+  const progress = ({ done, failed, total }: { done: number; failed: number; total: number }) =>
+    `sending: ${done}/${total} done, ${failed} failed`;
   const results = await client.messages.sendMany(messages, {
     concurrency: 4,
-    onProgress: ({ done, failed, total }) =>
-      process.stdout.write(`\rsending: ${done}/${total} done, ${failed} failed`),
+    ...(live && { onProgress: (p) => process.stdout.write(`\r${progress(p)}`) }),
   });
-  process.stdout.write('\n');
+  const failed = results.filter((r) => !r.ok).length;
+  if (live) process.stdout.write('\n');
+  else say(progress({ done: results.length, failed, total: results.length }));
 
-  // 6. Follow each accepted message to its outcome.
+  // 6. Follow each accepted message to its outcome; one row per recipient, sorted.
+  const rows = await Promise.all(results.map((result, i) => follow(recipients[i] as string, result)));
   say('outcomes:');
-  await Promise.all(results.map((result, i) => follow(recipients[i] as string, result)));
-  say(
-    `done: ${paths.size} messages tracked${fake ? `, ${fake.deliveries.filter((d) => d.repeat).length} repeated deliveries ignored` : ''}`,
-  );
+  for (const row of rows.sort()) say(row);
+  const repeats = fake?.deliveries.filter((d) => d.repeat).length ?? 0;
+  say(`done: ${paths.size} messages tracked${repeats ? `, ${repeats} repeated deliveries ignored` : ''}`);
+  if (repeats)
+    say(
+      "  (the fake delivers some webhooks twice, as the service may; the handler's dedupe remembers each " +
+        'meta.idempotency_key and answers a repeat without running the listeners again)',
+    );
 } finally {
   await hooks.drain();
   await new Promise((r) => receiver.close(r));
@@ -80,6 +95,7 @@ try {
 }
 
 function demoRecipients(): string[] {
+  // A number starting with UNREGISTERED_PREFIX (000) fails with bad_contact at the fake.
   return ['79001234567', '79001234568', '79001234569', `${UNREGISTERED_PREFIX}1234567`, '79001234570'];
 }
 
@@ -97,22 +113,32 @@ async function connectChannel(): Promise<string> {
   const { channel_id, qr_code } = await withTimeout(qr, 30_000, 'no QR code arrived');
   await mkdir('demo-output', { recursive: true });
   await writeFile(`demo-output/qr-${channel_id}.png`, qrToPng(qr_code));
-  say(`QR code saved to demo-output/qr-${channel_id}.png: scan it with the phone`);
+  say(
+    fake
+      ? `QR code saved to demo-output/qr-${channel_id}.png; the fake gateway scans it itself (on the service, you scan it with the phone)`
+      : `QR code saved to demo-output/qr-${channel_id}.png: scan it with the phone`,
+  );
   await withTimeout(active, real ? 300_000 : 30_000, 'the channel did not become active');
   say('channel active');
   return channel_id;
 }
 
-/** Prints one message's path: accepted → sent → delivered → read, or → failed (reason). */
-async function follow(to: string, result: Awaited<ReturnType<typeof client.messages.sendMany>>[number]) {
-  if (!result.ok) return say(`  ${to.padEnd(13)} not sent: ${result.error.message}`);
+/** One message's row: accepted → sent → delivered → read, or accepted → failed (reason). */
+async function follow(
+  to: string,
+  result: Awaited<ReturnType<typeof client.messages.sendMany>>[number],
+): Promise<string> {
+  const row = (text: string) => `  ${to.padEnd(13)} ${text}`;
+  if (!result.ok) return row(`not sent: ${result.error.message}`);
   const { request_id } = result.value;
+  const path = () => (paths.get(request_id) ?? []).join(' → ') || '(no status)';
   try {
     await tracker.waitFor(request_id, { until: 'read', timeoutMs: real ? 120_000 : 10_000 });
-    say(`  ${to.padEnd(13)} ${(paths.get(request_id) ?? []).join(' → ')}`);
+    return row(path());
   } catch (error) {
-    const path = (paths.get(request_id) ?? []).join(' → ');
-    say(`  ${to.padEnd(13)} ${path || '(no status)'} (${(error as Error).message})`);
+    // A failed message: its reason (bad_contact, …), the status path already ends in "failed".
+    if (error instanceof MessageFailedError) return row(`${path()} (${error.reason ?? 'no reason given'})`);
+    return row(`${path()} (${(error as Error).message})`);
   }
 }
 

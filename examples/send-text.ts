@@ -1,5 +1,6 @@
 // Send a text message to a WhatsApp number. The answer only means "accepted": the outcome
-// arrives later as a message.status_update webhook (see examples/delivery-tracking.ts).
+// arrives later as a message.status_update webhook: examples/demo.ts follows each send to its
+// status with DeliveryTracker (`npm run demo`).
 import { connect } from './setup.js';
 
 const { client, channelId, close } = await connect();

@@ -18,7 +18,7 @@ const root = join(import.meta.dirname, '..');
 /** The bundles and their bounds in bytes of gzip (the README prints the figures). */
 export const BUNDLES = {
   worker: { entry: 'scripts/size/worker.ts', maxGzip: 25_000, label: 'Workers webhook handler' },
-  client: { entry: 'scripts/size/client.ts', maxGzip: 34_000, label: 'send-only script' },
+  client: { entry: 'scripts/size/client.ts', maxGzip: 35_000, label: 'send-only script' },
 } as const;
 
 /** One bundle's size, and the files it holds (paths relative to the scratch project). */

@@ -115,11 +115,11 @@ try {
     console.log('redis entry loaded a Redis client:', clients.length > 0);
     if (clients.length > 0) process.exit(1);
   `;
-  // The /postgres entry must load no PostgreSQL driver of its own (the user passes theirs in).
+  // The /postgres entry must load no PostgreSQL driver or ORM of its own (the user passes theirs in).
   const noPgDriver = `
     await import('messaging-gateway-sdk/postgres');
     const loaded = [...(globalThis.__loaded ?? [])];
-    const drivers = loaded.filter((u) => ['/pg/', '/postgres/', '/@electric-sql/'].some((p) => u.includes('/node_modules' + p)));
+    const drivers = loaded.filter((u) => ['/pg/', '/postgres/', '/@electric-sql/', '/drizzle-orm/', '/kysely/', '/knex/', '/@prisma/'].some((p) => u.includes('/node_modules' + p)));
     console.log('postgres entry loaded a driver:', drivers.length > 0);
     if (drivers.length > 0) process.exit(1);
   `;

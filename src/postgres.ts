@@ -1,9 +1,10 @@
 /**
  * Entry point `messaging-gateway-sdk/postgres`: dedupe, the transactional inbox and outbox, and
  * delivery statuses in the CRM's own PostgreSQL. Pass the driver you already use in: `pg`
- * (node-postgres), `postgres` (postgres.js) or `@electric-sql/pglite`; this entry loads none of
- * them (all are optional peer dependencies). The SQL of its tables is in the package
- * (`dist/postgres/sql/*.sql`) for your own migration tool.
+ * (node-postgres), `postgres` (postgres.js) or `@electric-sql/pglite`, or the ORM on it: Prisma
+ * (7, with a driver adapter), Drizzle, Kysely or Knex. This entry loads none of them (on Drizzle
+ * it imports drizzle-orm's `sql` once it is given a Drizzle database). The SQL of its tables is in
+ * the package (`dist/postgres/sql/*.sql`, and `store.migrationSql()`) for your own migration tool.
  * @module
  */
 
@@ -17,7 +18,12 @@ export { type OutboxRow, type OutboxStatus, PostgresOutbox } from './postgres/ou
 export type { OutboxRelay, OutboxRelayOptions, SendingClient } from './postgres/outbox-relay.js';
 export type { LoopErrorHandler } from './postgres/poll-loops.js';
 export type { PruneOptions, PruneResult } from './postgres/prune.js';
-export { type PostgresStore, type PostgresStoreOptions, postgresStore } from './postgres/store.js';
+export {
+  type MigrationSqlOptions,
+  type PostgresStore,
+  type PostgresStoreOptions,
+  postgresStore,
+} from './postgres/store.js';
 export type { PostgresTransaction } from './postgres/transaction-type.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type { ListenerContext } from './webhooks/receive/events.js';

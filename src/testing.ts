@@ -16,7 +16,8 @@ export {
   type V3DeliveryBodies,
   type V3DeliveryKind,
 } from './testing/build-webhook.js';
-export type { DeliveryOptions, DeliveryRecord } from './testing/deliveries.js';
+export type { ReplyVerdict } from './testing/crm-replies.js';
+export type { DeliveryFailure, DeliveryOptions, DeliveryRecord } from './testing/deliveries.js';
 export { createFakeGateway, type FakeGateway, type FakeGatewayOptions } from './testing/fake-gateway.js';
 export { type InboundMessage, UNREGISTERED_PREFIX } from './testing/payloads.js';
 export type { FailAnswer, RecordedRequest } from './testing/requests.js';

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { GatewayApiError } from '../core/errors.js';
 import { isRecord } from '../internal/is-record.js';
 import type { ConnectStep } from '../resources/channel-connect/steps.js';
-import { type Channel, type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
+import { type CreateChannelParams, pairingCodeParams } from '../schemas/channels.js';
 import { channelLine, masked } from './channels.js';
 import { untilInterrupted } from './interrupt.js';
 import { EXIT, forTerminal, type Io, parseTimeout, readInput, terminalSafeJson, UsageError } from './io.js';
@@ -20,7 +20,10 @@ const CHANNEL_EVENTS = ['channel.qr_update', 'channel.status_update'] as const;
 /** The most bytes read from a --credentials @file. */
 const MAX_CREDENTIALS_BYTES = 64 * 1024;
 
-/** What a step prints, text and JSON, once its side effects are done. */
+/**
+ * What a step prints, text and JSON, once its side effects are done. Text, for people, shows a
+ * phone by its last digits; JSON, for scripts, keeps every id and phone whole.
+ */
 interface Shown {
   json: Record<string, unknown>;
   lines: string[];
@@ -52,17 +55,6 @@ function qrArt(png: Uint8Array): string[] {
   }
 }
 
-/** A channel as printed: no full phone. */
-function shownChannel(c: Channel): Record<string, unknown> {
-  return {
-    channel_id: c.channel_id,
-    transport: c.transport,
-    status: c.status,
-    name: c.name,
-    phone: masked(c.phone),
-  };
-}
-
 /** Prints one step (and saves a QR); returns after a `password` step is answered. */
 async function showStep(
   step: ConnectStep,
@@ -88,7 +80,7 @@ async function showStep(
     }
     case 'pairing-code':
       return {
-        json: { ...base, code: step.code, phone: masked(step.phone) },
+        json: { ...base, code: step.code, phone: step.phone },
         lines: [
           forTerminal(
             `pairing code for ${masked(step.phone)}: ${step.code} (type it in the app: link with phone number)`,
@@ -125,26 +117,29 @@ async function showStep(
       }
     case 'active':
       return {
-        json: { ...base, channel: shownChannel(step.channel) },
+        json: { ...base, channel: step.channel },
         lines: [forTerminal(`active: ${channelLine(step.channel)}`)],
       };
   }
 }
+
+/** The options of `channels connect` (with the service's). */
+export const CONNECT_OPTIONS = {
+  transport: { type: 'string' },
+  'pairing-phone': { type: 'string' },
+  listen: { type: 'string' },
+  'public-url': { type: 'string' },
+  'qr-file': { type: 'string' },
+  credentials: { type: 'string' },
+  timeout: { type: 'string', default: '300' },
+} as const;
 
 /**
  * `messaging-gateway channels connect --transport <t> [--pairing-phone P] --listen <port>
  * [--public-url URL] [--qr-file F] [--credentials JSON|@file] [--timeout S] [--json]`.
  */
 export async function channelsConnect(args: string[], io: Io): Promise<number> {
-  const { values } = parseServiceArgs(args, {
-    transport: { type: 'string' },
-    'pairing-phone': { type: 'string' },
-    listen: { type: 'string' },
-    'public-url': { type: 'string' },
-    'qr-file': { type: 'string' },
-    credentials: { type: 'string' },
-    timeout: { type: 'string', default: '300' },
-  });
+  const { values } = parseServiceArgs(args, CONNECT_OPTIONS);
   if (!values.transport) throw new UsageError('channels connect needs --transport <whatsapp, telegram, …>');
   const port = parsePort(values.listen);
   const timeoutMs = parseTimeout(values.timeout);

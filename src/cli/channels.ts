@@ -13,18 +13,17 @@ export function channelLine(c: Channel): string {
   return `${c.channel_id}  ${c.transport}  ${c.status ?? '-'}${c.reason ? ` (${c.reason})` : ''}  ${who}`;
 }
 
+/** The options of `channels list | get | delete`. */
+export const CHANNELS_OPTIONS = { 'delete-chats': { type: 'boolean' } } as const;
+
 /**
  * `messaging-gateway channels list | get <id> | delete <id> [--delete-chats]`;
- * `channels connect` is its own command (see `connect`).
+ * `channels connect` is its own module, imported when it runs.
  */
-export async function channels(
-  args: string[],
-  io: Io,
-  connect: (args: string[], io: Io) => Promise<number>,
-): Promise<number> {
+export async function channels(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub === 'connect') return connect(rest, io);
-  const { values, positionals } = parseServiceArgs(rest, { 'delete-chats': { type: 'boolean' } });
+  if (sub === 'connect') return (await import('./channels-connect.js')).channelsConnect(rest, io);
+  const { values, positionals } = parseServiceArgs(rest, CHANNELS_OPTIONS);
   const id = positionals[0];
   if (sub === 'get' || sub === 'delete') {
     if (!id) throw new UsageError(`channels ${sub} needs a channel id`);

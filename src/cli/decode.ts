@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Issue } from '../core/errors.js';
 import { formatPath } from '../internal/format-path.js';
 import { safeParseWebhook, type Webhook } from '../webhooks/decode/parse.js';
@@ -12,6 +11,7 @@ import {
   terminalSafeJson,
   UsageError,
 } from './io.js';
+import { parseOptions } from './options.js';
 
 /** Each item of a decoded delivery, named by its path in the body. */
 function itemsOf(webhook: Webhook): [string, unknown][] {
@@ -63,13 +63,12 @@ function jsonOf(webhook: Webhook, items: [string, unknown][], rejected: unknown[
   return `{"ok":true,"api":"${api}","kind":${JSON.stringify(kind)},"items":[${listed.join(',')}],${rest}}`;
 }
 
+/** The options of `decode`. */
+export const DECODE_OPTIONS = { json: { type: 'boolean' } } as const;
+
 /** `messaging-gateway decode [file] [--json]`. */
 export async function decode(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { json: { type: 'boolean' } },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseOptions(args, DECODE_OPTIONS);
   const file = positionals[0];
   const input = await readInput(file, io).catch((error: { code?: string }) => {
     if (error instanceof InputTooLargeError) throw error;

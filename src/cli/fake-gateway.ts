@@ -1,26 +1,26 @@
-import { parseArgs } from 'node:util';
 import { createFakeGateway } from '../testing/fake-gateway.js';
 import { UNREGISTERED_PREFIX } from '../testing/payloads.js';
 import type { RecordedRequest } from '../testing/requests.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { parseOptions } from './options.js';
 import { recorder } from './recording.js';
+
+/** The options of `fake-gateway`. */
+export const FAKE_GATEWAY_OPTIONS = {
+  port: { type: 'string' },
+  token: { type: 'string' },
+  'api-key': { type: 'string' },
+  'crm-key': { type: 'string' },
+  repeats: { type: 'boolean' },
+  'manual-statuses': { type: 'boolean' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  record: { type: 'string' },
+} as const;
 
 /** `messaging-gateway fake-gateway [--port N] [--token T] [--api-key K] [--crm-key K] [--repeats] [--manual-statuses] [--record dir] [--json] [--quiet]`. */
 export async function fakeGateway(args: string[], io: Io, stopped: Promise<void>): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      token: { type: 'string' },
-      'api-key': { type: 'string' },
-      'crm-key': { type: 'string' },
-      repeats: { type: 'boolean' },
-      'manual-statuses': { type: 'boolean' },
-      json: { type: 'boolean' },
-      quiet: { type: 'boolean' },
-      record: { type: 'string' },
-    },
-  });
+  const { values } = parseOptions(args, FAKE_GATEWAY_OPTIONS, { positionals: false });
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port takes 0..65535');
   const log = values.json

@@ -1,4 +1,11 @@
-import { SERVICE_HELP } from './service.js';
+// The help of the bin and of each command. It imports nothing: `--help` loads no command.
+
+/** The help lines of the options every command for the service takes. */
+const SERVICE_HELP = `  --token T      API v2 token (default: GATEWAY_TOKEN)
+  --api-key K    API v3 key (default: GATEWAY_API_KEY)
+  --base-url U   the service's address (default: GATEWAY_BASE_URL)
+  --json         print one JSON document
+  --help         show this help`;
 
 /** The help text of the bin and of each command. */
 export const HELP = {
@@ -16,7 +23,11 @@ Commands for local development:
   trigger        POST a valid webhook delivery of one kind to your receiver
   replay         POST saved deliveries (e.g. from fake-gateway --record) to your receiver again
   decode         decode a webhook delivery (a file or standard input) and print it, or its issues
-  postgres       create or update the tables of messaging-gateway-sdk/postgres (postgres migrate)
+  postgres       create the tables of messaging-gateway-sdk/postgres (postgres migrate), or print
+                 their SQL for your migration tool (postgres sql)
+
+Other commands:
+  completion     print a completion script for bash, zsh or fish
 
 Every command prints text, or one JSON document with --json, and exits 0 when done, 1 when the
 service or the receiver said no, 2 on a usage error.
@@ -178,40 +189,73 @@ Examples:
   $ messaging-gateway trigger message.add --to http://127.0.0.1:3000/hooks --set data.0.text=Hi
   $ messaging-gateway trigger v3.createContact --to http://127.0.0.1:3000/v3 --crm-key k --json`,
 
-  replay: `Usage: messaging-gateway replay <file or dir>... --to <url> [--set path=value]... [--new-keys] [--json]
+  replay: `Usage: messaging-gateway replay <file or dir>... --to <url> [--only-to <url>] [--set path=value]... [--new-keys] [--json]
 
 POSTs saved deliveries to <url> again, in order (a directory: its *.json files by name), and
 prints each answer. A body is a raw delivery as decode reads it (from fake-gateway --record, or
-a receiver's 'error' log); a sidecar <name>.meta.json next to it may give the URL query (used
-when --to has none) and the headers. A file that does not decode is not sent: its issues are
-printed. Exits 0 when every delivery decoded and got a 2xx, 1 otherwise.
+a receiver's 'error' log); a sidecar <name>.meta.json next to it may give the receiver it was
+made for, the URL query (used when --to has none) and the headers. A delivery recorded for
+another receiver than <url> (such as the temporary receiver of send --wait) carries that
+receiver's secret: its line says "recorded for another receiver". A file that does not decode
+is not sent: its issues are printed. Exits 0 when every delivery sent decoded and got a 2xx, 1
+otherwise.
 
 Options:
   --to URL            the receiver
+  --only-to URL       send only the deliveries recorded for this receiver (its query aside);
+                      without --to, to that receiver
   --set path=value    change a field of every body before it is sent, as trigger does
   --set path:=json    set a field to a JSON value
   --new-keys          give each v2 delivery a fresh meta.idempotency_key, so a receiver that
                       already took it processes it again instead of answering "duplicate"
-  --json              print one JSON line per file: { file, ok, status, body } or { file, ok, issues }
+  --json              print one JSON line per file: { file, ok, status, body }, { file, ok, issues }
+                      or { file, ok, skipped }; recordedFor names another receiver's delivery
   --help              show this help
 
 Examples:
   $ messaging-gateway replay ./deliveries --to "http://127.0.0.1:3000/hooks?secret=s"
   $ messaging-gateway replay ./deliveries --to http://127.0.0.1:3000/hooks --new-keys
+  $ messaging-gateway replay ./deliveries --only-to http://127.0.0.1:3000/hooks
   $ messaging-gateway replay 0003-message.add.json --to http://127.0.0.1:3000/hooks --set data.0.text=Hi`,
 
   postgres: `Usage: messaging-gateway postgres migrate [--url URL] [--schema S] [--json]
+       messaging-gateway postgres sql [--schema S] [--json]
 
-Creates or updates the tables of messaging-gateway-sdk/postgres in the database at URL (default:
-DATABASE_URL), through the pg driver (npm install pg), and prints what it applied. Running it
-again changes nothing. The same SQL is in the package (dist/postgres/sql/*.sql) for your own
-migration tool.
+migrate creates or updates the tables of messaging-gateway-sdk/postgres in the database at URL
+(default: DATABASE_URL), through the pg driver (npm install pg), and prints what it applied.
+Running it again changes nothing.
+
+sql prints the whole SQL of those tables for a schema, for your own migration tool (an empty
+Prisma migration made with migrate dev's create-only flag, a drizzle-kit custom migration, Knex,
+Flyway): each migration, creating the schema if missing, then the record of each, so migrate()
+afterwards finds nothing to do. It connects to no database. The files it is made of ship as dist/postgres/sql/*.sql, for the schema
+messaging_gateway.
 
 Options:
-  --url URL      the database (default: DATABASE_URL)
+  --url URL      migrate: the database (default: DATABASE_URL)
   --schema S     the schema of the tables (default: messaging_gateway)
-  --json         print { ok, schema, applied } as JSON
-  --help         show this help`,
+  --json         migrate: print { ok, schema, applied }; sql: print { ok, schema, sql }
+  --help         show this help
+
+Examples:
+  $ messaging-gateway postgres migrate --url postgres://localhost/crm
+  $ messaging-gateway postgres sql --schema crm_gateway > prisma/migrations/20260101000000_gateway/migration.sql`,
+
+  completion: `Usage: messaging-gateway completion bash | zsh | fish
+
+Prints a script that completes the commands, subcommands, options and trigger kinds of
+messaging-gateway in that shell (files where a command takes a file). Save it where the shell
+looks for completions, or load it from the shell's start-up file:
+source <(messaging-gateway completion bash) in ~/.bashrc, the same with zsh in ~/.zshrc (after
+compinit), messaging-gateway completion fish | source in fish's config.
+
+Options:
+  --help   show this help
+
+Examples:
+  $ messaging-gateway completion bash > ~/.local/share/bash-completion/completions/messaging-gateway
+  $ messaging-gateway completion zsh > "\${fpath[1]}/_messaging-gateway"
+  $ messaging-gateway completion fish > ~/.config/fish/completions/messaging-gateway.fish`,
 
   decode: `Usage: messaging-gateway decode [file] [--json]
 

@@ -1,6 +1,13 @@
 /** The signals that end a command: Ctrl-C, a termination, the terminal closing. */
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+/** Resolves on Ctrl-C, a termination or the terminal closing: what ends `fake-gateway`. */
+export function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    for (const signal of SIGNALS) process.once(signal, () => resolve());
+  });
+}
+
 /** The work running under {@link untilInterrupted}, so a closed output can stop it too. */
 const running = new Set<AbortController>();
 

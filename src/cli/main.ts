@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 // The bin `messaging-gateway`: the commands for the service (send, channels, webhooks, v3) and for
 // local development (fake-gateway, trigger, decode, replay). It loads nothing beyond the package
-// and node's own modules.
+// and node's own modules, and a command's module only when that command runs.
+import { GatewayValidationError } from '../core/errors.js';
 import { VERSION } from '../version.js';
-import { channels } from './channels.js';
-import { channelsConnect } from './channels-connect.js';
-import { decode } from './decode.js';
-import { fakeGateway } from './fake-gateway.js';
+import { COMMANDS } from './commands.js';
 import { helpOf } from './help.js';
 import { stopRunning } from './interrupt.js';
 import {
@@ -20,62 +18,85 @@ import {
   processIo,
   UsageError,
 } from './io.js';
-import { postgres } from './postgres.js';
-import { replay } from './replay.js';
-import { send } from './send.js';
 import { nearest } from './suggest.js';
-import { trigger } from './trigger.js';
-import { v3 } from './v3.js';
-import { webhooks } from './webhooks.js';
-
-/** A command: takes its arguments and the streams, resolves to an exit code. */
-type Command = (args: string[], io: Io) => Promise<number>;
 
 /**
- * Every command, one line each. A Map, so a name such as `toString` or `__proto__` is simply not
- * in it (an object's inherited members would be found).
+ * The words of a command line that may be options: those before a `--`. After it every word is an
+ * argument (`decode -- --help` reads a file named `--help`), so `--json` or `--help` there is not asked for.
  */
-const COMMANDS = new Map<string, Command>([
-  ['send', send],
-  ['channels', (args, io) => channels(args, io, channelsConnect)],
-  ['webhooks', webhooks],
-  ['v3', v3],
-  ['fake-gateway', (args, io) => fakeGateway(args, io, stopSignal())],
-  ['trigger', trigger],
-  ['replay', replay],
-  ['decode', decode],
-  ['postgres', postgres],
-]);
-
-/** Resolves on Ctrl-C or a termination signal. */
-function stopSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => resolve());
-  });
+function optionWords(args: readonly string[]): readonly string[] {
+  const end = args.indexOf('--');
+  return end === -1 ? args : args.slice(0, end);
 }
 
-/** `messaging-gateway help [command [sub]]`: the help of the bin or of one command. */
-function help(topic: string[], io: Io): number {
+/** Whether `--json` was asked for: a failure then prints its JSON document too. */
+const wantsJson = (args: readonly string[]): boolean => optionWords(args).includes('--json');
+
+/** `messaging-gateway help [command [sub]]`: the help of the bin or of one command (options aside). */
+function help(args: string[], io: Io): number {
+  const topic = args.filter((word) => !word.startsWith('-'));
   const text = helpOf(topic);
   if (text !== undefined) {
     io.out(text);
     return EXIT.ok;
   }
-  return unknownCommand(topic.join(' '), io);
+  return unknownCommand(topic.join(' '), io, args);
 }
 
 /**
- * Exit 2 with "did you mean" when the name is a near miss, else the list of commands; with
- * `--json` in `args`, the error as the one document on standard output too.
+ * Prints a usage error and its way out (exit 2): with `--json` in `args`, its JSON document on
+ * standard output too; on standard error the message and, for a command, where its help is and
+ * its usage line, or "Did you mean" for a near miss.
  */
-function unknownCommand(command: string, io: Io, args: readonly string[] = []): number {
-  const near = nearest(command, COMMANDS.keys());
-  const named = JSON.stringify(command.slice(0, 64));
-  if (args.includes('--json'))
-    io.out(jsonLine({ ok: false, error: { class: 'UsageError', message: `unknown command ${named}` } }));
-  io.err(`unknown command ${forTerminal(named)}`);
-  io.err(near ? `\nDid you mean this?\n  messaging-gateway ${near}` : `\n${helpOf([])}`);
+function refuse(
+  io: Io,
+  args: readonly string[],
+  message: string,
+  to: { path?: string; near?: string; class?: string },
+): number {
+  const { path, near, class: name = 'UsageError' } = to;
+  if (wantsJson(args)) io.out(jsonLine({ ok: false, error: { class: name, message } }));
+  io.err(forTerminal(path ? `${message}; see \`messaging-gateway ${path} --help\`` : message));
+  if (near) io.err(`\nDid you mean this?\n  messaging-gateway ${near}`);
+  else io.err(path ? (helpOf(path.split(' '))?.split('\n')[0] ?? '') : `\n${helpOf([])}`);
   return EXIT.usage;
+}
+
+/** An unknown command: "did you mean" when the name is a near miss, else the list of commands. */
+function unknownCommand(command: string, io: Io, args: readonly string[] = []): number {
+  const message = `unknown command ${JSON.stringify(command.slice(0, 64))}`;
+  const near = nearest(command, COMMANDS.keys());
+  return refuse(io, args, message, near ? { near } : {});
+}
+
+/** `channels lst`, or `channels` alone: the subcommands it takes, and "did you mean" for a near miss. */
+function unknownSubcommand(
+  command: string,
+  sub: string | undefined,
+  known: readonly string[],
+  io: Io,
+  args: string[],
+) {
+  const missing = sub === undefined || sub.startsWith('-');
+  const message = missing
+    ? `${command} needs a subcommand: ${known.join(', ')}`
+    : `unknown subcommand ${JSON.stringify(sub.slice(0, 64))} of ${command}; it takes ${known.join(', ')}`;
+  const near = missing ? undefined : nearest(sub, known);
+  return refuse(io, args, message, near ? { near: `${command} ${near}` } : { path: command });
+}
+
+/** Prints what a command threw; resolves to the exit code (2 for a usage error, else 1). */
+function failure(error: unknown, path: string, args: readonly string[], io: Io): number {
+  const message = addressesMasked(String((error as Error).message));
+  if (error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS'))
+    return refuse(io, args, message, { path });
+  // A value the SDK refused before anything was sent (a --schema name) is a usage error too.
+  if (error instanceof GatewayValidationError) return refuse(io, args, message, { path, class: error.name });
+  const { name } = error as Error;
+  // --json: a script reads one document on standard output whatever happened
+  if (wantsJson(args)) io.out(jsonLine({ ok: false, error: { class: name, message } }));
+  io.err(forTerminal(`${path}: ${message}`));
+  return EXIT.failed;
 }
 
 /** Runs one command line; resolves to the exit code. */
@@ -90,22 +111,20 @@ async function main(argv: string[], io: Io): Promise<number> {
     io.out(VERSION);
     return EXIT.ok;
   }
-  const run = COMMANDS.get(command);
-  if (!run) return unknownCommand(command, io, args);
-  if (args.includes('--help') || args.includes('-h')) return help([command, ...args], io);
+  if (command.startsWith('-'))
+    return refuse(io, argv, `a command is needed before ${command.slice(0, 64)}`, {});
+  const entry = COMMANDS.get(command);
+  if (!entry) return unknownCommand(command, io, args);
+  const [sub] = args;
+  const options = optionWords(args);
+  if (options.includes('--help') || options.includes('-h')) return help([command, ...options], io);
+  const { subcommands } = entry;
+  if (subcommands && !subcommands.includes(sub as string))
+    return unknownSubcommand(command, sub, subcommands, io, args);
   try {
-    return await run(args, io);
+    return await entry.run(args, io);
   } catch (error) {
-    const usage =
-      error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
-    const { name } = error as Error;
-    const message = addressesMasked((error as Error).message);
-    // --json: a script reads one document on standard output whatever happened
-    if (args.includes('--json'))
-      io.out(jsonLine({ ok: false, error: { class: usage ? 'UsageError' : name, message } }));
-    io.err(forTerminal(`${command}: ${message}`));
-    if (usage) io.err(`run \`messaging-gateway ${command} --help\` for its options`);
-    return usage ? EXIT.usage : EXIT.failed;
+    return failure(error, subcommands ? `${command} ${sub}` : command, args, io);
   }
 }
 

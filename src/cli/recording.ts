@@ -9,6 +9,11 @@ import { InputTooLargeError, mib } from './io.js';
 
 /** What a sidecar holds. */
 export interface Sidecar {
+  /**
+   * The receiver the delivery was made for: its URL without the query (`http://127.0.0.1:3000/hooks`).
+   * `replay` says when it differs from `--to`, and `--only-to` replays only one receiver's.
+   */
+  receiver?: string;
   /** The delivery URL's query (`?secret=…`), used when `replay --to` has none. */
   query?: string;
   /** The headers the delivery was sent with (content type, a v3 delivery's Authorization). */
@@ -74,8 +79,9 @@ export function recorder(dir: string, onError: (message: string) => void = () =>
   let n = readdirSync(dir).reduce((last, name) => Math.max(last, numberOf(name)), 0);
   return (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }): void => {
     const kind = record.kind.replace(/[^\w.+-]/g, '_').slice(0, 100);
-    const { search } = new URL(record.url);
+    const { origin, pathname, search } = new URL(record.url);
     const sidecar: Sidecar = {
+      receiver: `${origin}${pathname}`,
       ...(search && { query: search }),
       headers: sent.headers,
       status: record.status ?? 0,

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatPath } from '../internal/format-path.js';
 import { isRecord } from '../internal/is-record.js';
 import { safeParseWebhook } from '../webhooks/decode/parse.js';
 import { EXIT, forTerminal, type Io, jsonLine, MAX_INPUT_BYTES, UsageError } from './io.js';
+import { parseOptions } from './options.js';
 import { deliveryHeaders, postDelivery, printOutcome, shown } from './post.js';
 import { isSidecar, numberOf, readSavedFile, type Sidecar, sidecarOf } from './recording.js';
 import { applyAssignments } from './set-path.js';
@@ -124,9 +124,55 @@ async function readBody(file: string): Promise<string | { class: string; message
 interface Run {
   io: Io;
   to: URL;
+  /** `--only-to`: only the deliveries recorded for this receiver are sent. */
+  onlyTo: URL | undefined;
   json: boolean | undefined;
   assignments: string[];
   newKeys: boolean;
+}
+
+/** A receiver as the sidecar names it: the address without its query (`origin` + path). */
+const receiverOf = (url: URL): string => `${url.origin}${url.pathname}`;
+
+/** The longest receiver address a sidecar may name: the fake records the addresses it delivered to. */
+const MAX_RECEIVER_CHARS = 2048;
+
+/**
+ * The receiver a sidecar names: an http or https address of at most {@link MAX_RECEIVER_CHARS}.
+ * Undefined when it names none, or something no delivery was made to (a `javascript:` URL, a
+ * megabyte of text): a hostile sidecar's value is never printed as a receiver.
+ */
+function recordedReceiver(sidecar: Sidecar): URL | undefined {
+  const { receiver } = sidecar;
+  if (typeof receiver !== 'string' || receiver.length > MAX_RECEIVER_CHARS) return undefined;
+  const url = URL.parse(receiver);
+  return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
+}
+
+/**
+ * The receiver a delivery was recorded for, with its recorded query, when it is not `url`'s;
+ * undefined when it is, or when the sidecar names none (a body copied from a log).
+ */
+function otherReceiver(sidecar: Sidecar, url: URL): URL | undefined {
+  const recorded = recordedReceiver(sidecar);
+  if (!recorded || receiverOf(recorded) === receiverOf(url)) return undefined;
+  if (typeof sidecar.query === 'string') recorded.search = sidecar.query;
+  return recorded;
+}
+
+/**
+ * With `--only-to`: prints why a delivery recorded for another receiver (or for none named) is
+ * skipped, and resolves true; false when it is to be sent.
+ */
+function skipped(run: Run, file: string, sidecar: Sidecar): boolean {
+  if (!run.onlyTo) return false;
+  const other = otherReceiver(sidecar, run.onlyTo);
+  if (recordedReceiver(sidecar) && !other) return false;
+  const why = other ? 'recorded for another receiver' : 'no receiver recorded';
+  if (run.json)
+    run.io.out(jsonLine({ file, ok: true, skipped: why, ...(other && { recordedFor: other.href }) }));
+  else run.io.out(forTerminal(`${file}: ${why}${other ? ` (${shown(other)})` : ''}; skipped (--only-to)`));
+  return true;
 }
 
 /** Prints why a file was not sent; resolves to the failed exit code. */
@@ -138,6 +184,8 @@ function notSent(run: Run, file: string, error: { class: string; message: string
 
 /** Replays one saved delivery; resolves to its exit code. */
 async function replayFile(run: Run, file: string): Promise<number> {
+  const sidecar = await sidecarFor(file);
+  if (skipped(run, file, sidecar)) return EXIT.ok;
   const raw = await readBody(file);
   if (typeof raw !== 'string') return notSent(run, file, raw);
   const decoded = safeParseWebhook(raw);
@@ -156,37 +204,46 @@ async function replayFile(run: Run, file: string): Promise<number> {
   const body = bodyToSend(raw, v2, run.assignments, run.newKeys);
   if (body === undefined)
     return notSent(run, file, { class: 'RangeError', message: `${file} is nested too deeply to rewrite` });
-  const sidecar = await sidecarFor(file);
   const url = targetOf(run.to, sidecar);
   const outcome = await postDelivery(url, body, replayedHeaders(sidecar, !v2));
-  printOutcome(run.io, run.json, `POST ${shown(url)} ${file}`, outcome, { file });
+  // Another receiver's delivery carries its secret: the answer is likely a 401, and this says why
+  // (with --only-to, every delivery sent is that receiver's: the user chose where it goes).
+  const other = run.onlyTo ? undefined : otherReceiver(sidecar, url);
+  const note = other ? `, recorded for another receiver (${shown(other)})` : '';
+  const fields = { file, ...(other && { recordedFor: other.href }) };
+  printOutcome(run.io, run.json, `POST ${shown(url)} ${file}${note}`, outcome, fields);
   return outcome.ok ? EXIT.ok : EXIT.failed;
 }
 
+/** The options of `replay`. */
+export const REPLAY_OPTIONS = {
+  to: { type: 'string' },
+  'only-to': { type: 'string' },
+  set: { type: 'string', multiple: true },
+  'new-keys': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
 /**
- * `messaging-gateway replay <file or dir>… --to <url> [--set path=value]… [--new-keys] [--json]`:
- * POSTs saved deliveries in order and prints each answer. Exits 0 when every one decoded and got
- * a 2xx.
+ * `messaging-gateway replay <file or dir>… --to <url> [--only-to <url>] [--set path=value]…
+ * [--new-keys] [--json]`: POSTs saved deliveries in order and prints each answer (saying when a
+ * delivery was recorded for another receiver). Exits 0 when every one sent decoded and got a 2xx.
  */
 export async function replay(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      to: { type: 'string' },
-      set: { type: 'string', multiple: true },
-      'new-keys': { type: 'boolean' },
-      json: { type: 'boolean' },
-    },
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseOptions(args, REPLAY_OPTIONS);
   if (positionals.length === 0) throw new UsageError('replay needs at least one file or directory');
-  if (!values.to || !URL.canParse(values.to))
-    throw new UsageError('replay needs --to <url>, an absolute URL');
+  const onlyTo = values['only-to'];
+  if (onlyTo !== undefined && !URL.canParse(onlyTo))
+    throw new UsageError('--only-to takes the receiver, an absolute URL');
+  // --only-to alone replays that receiver's deliveries to it
+  const to = values.to ?? onlyTo;
+  if (!to || !URL.canParse(to)) throw new UsageError('replay needs --to <url>, an absolute URL');
   const assignments = values.set ?? [];
   applyAssignments({}, assignments); // a bad --set is a usage error before anything is sent
   const run = {
     io,
-    to: new URL(values.to),
+    to: new URL(to),
+    onlyTo: onlyTo === undefined ? undefined : new URL(onlyTo),
     json: values.json,
     assignments,
     newKeys: values['new-keys'] ?? false,

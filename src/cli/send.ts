@@ -3,7 +3,7 @@ import { maskPhones } from '../core/logger.js';
 import { DeliveryTracker } from '../tracking/delivery-tracker.js';
 import { DELIVERY_ORDER, type FinalStatus } from '../tracking/status-order.js';
 import { untilInterrupted } from './interrupt.js';
-import { EXIT, type Io, parseTimeout, UsageError } from './io.js';
+import { EXIT, forTerminal, type Io, parseTimeout, UsageError } from './io.js';
 import { closeReceiver, parsePort, type Receiver, startReceiver } from './receiver.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
@@ -76,21 +76,24 @@ function recipientOf(to: string): Record<string, string> {
     : { chat_type: chatType, chat_id: id };
 }
 
+/** The options of `send` (with the service's). */
+export const SEND_OPTIONS = {
+  channel: { type: 'string' },
+  to: { type: 'string' },
+  text: { type: 'string' },
+  file: { type: 'string' },
+  wait: { type: 'string' },
+  listen: { type: 'string' },
+  timeout: { type: 'string', default: '60' },
+  'public-url': { type: 'string' },
+} as const;
+
 /**
  * `messaging-gateway send --channel <id> --to <chat_type>:<chat_id or @username> (--text T | --file URL)
  * [--wait sent|delivered|read --listen <port> [--timeout S] [--public-url URL]]`.
  */
 export async function send(args: string[], io: Io): Promise<number> {
-  const { values } = parseServiceArgs(args, {
-    channel: { type: 'string' },
-    to: { type: 'string' },
-    text: { type: 'string' },
-    file: { type: 'string' },
-    wait: { type: 'string' },
-    listen: { type: 'string' },
-    timeout: { type: 'string', default: '60' },
-    'public-url': { type: 'string' },
-  });
+  const { values } = parseServiceArgs(args, SEND_OPTIONS);
   if (!values.channel) throw new UsageError('send needs --channel <channel id>');
   if (!values.to) throw new UsageError('send needs --to <chat_type>:<chat_id>');
   if (values.text !== undefined && values.file !== undefined)
@@ -104,19 +107,30 @@ export async function send(args: string[], io: Io): Promise<number> {
     recipient: recipientOf(values.to),
     ...(values.text !== undefined ? { text: values.text } : { attachment: { url: values.file } }),
   };
-  return callService(io, values.json, credentials, async () => {
-    // The sent line comes first in text, so a failed wait still shows the request id. The
-    // customer's phone shows its last 4 digits only, in text and JSON alike.
-    const sentLine = (r: { request_id: string; chat_id?: string | null | undefined }) =>
-      `sent: request_id ${r.request_id}${r.chat_id ? `, chat_id ${maskPhones(r.chat_id)}` : ''}`;
-    const onSent = (r: Parameters<typeof sentLine>[0]) => void (!values.json && io.out(sentLine(r)));
-    const { result, status } = await untilInterrupted((signal) =>
-      sendAndWait(client, params, wait, signal, onSent, io),
-    );
-    const shown = result.chat_id ? { ...result, chat_id: maskPhones(result.chat_id) } : result;
-    print(io, values.json, { ok: true, ...shown, ...(status && { status }) }, () =>
-      status ? [`status: ${status}`] : [],
-    );
-    return EXIT.ok;
-  });
+  // Once sent, the request id goes beside any later error (a failed or timed-out wait).
+  let sent: { request_id: string } | undefined;
+  const known = (): Record<string, string> => (sent ? { request_id: sent.request_id } : {});
+  return callService(
+    io,
+    values.json,
+    credentials,
+    async () => {
+      // The sent line comes first in text. A chat_id that is a phone number shows its last 4
+      // digits there, as the bin's text shows every phone (text ends up in terminals' scrollback
+      // and CI logs); --json, for scripts, keeps it whole.
+      const onSent = (r: { request_id: string; chat_id?: string | null | undefined }) => {
+        sent = r;
+        const chat = r.chat_id ? `, chat_id ${maskPhones(r.chat_id)}` : '';
+        if (!values.json) io.out(forTerminal(`sent: request_id ${r.request_id}${chat}`));
+      };
+      const { result, status } = await untilInterrupted((signal) =>
+        sendAndWait(client, params, wait, signal, onSent, io),
+      );
+      print(io, values.json, { ok: true, ...result, ...(status && { status }) }, () =>
+        status ? [`status: ${status}`] : [],
+      );
+      return EXIT.ok;
+    },
+    known,
+  );
 }

@@ -1,9 +1,10 @@
 // What the commands for the real service share: credentials as the client takes them, --json,
 // and how an error is printed (its class and message, never a credential).
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { GatewayClient } from '../client.js';
 import { GatewayError, GatewayValidationError } from '../core/errors.js';
 import { addressesMasked, EXIT, forTerminal, type Io, jsonLine, UsageError } from './io.js';
+import { type Options, parseOptions } from './options.js';
 
 /** The options every command for the real service takes. */
 export const SERVICE_OPTIONS = {
@@ -13,18 +14,9 @@ export const SERVICE_OPTIONS = {
   json: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
-/** The help lines of {@link SERVICE_OPTIONS}. */
-export const SERVICE_HELP = `  --token T      API v2 token (default: GATEWAY_TOKEN)
-  --api-key K    API v3 key (default: GATEWAY_API_KEY)
-  --base-url U   the service's address (default: GATEWAY_BASE_URL)
-  --json         print one JSON document
-  --help         show this help`;
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
 /** Parses a command's arguments with the service options added. */
 export function parseServiceArgs<const O extends Options>(args: string[], options: O) {
-  return parseArgs({ args, options: { ...SERVICE_OPTIONS, ...options }, allowPositionals: true });
+  return parseOptions(args, { ...SERVICE_OPTIONS, ...options });
 }
 
 /** A client from --token/--api-key/--base-url, else the GATEWAY_* variables (as the client reads them). */
@@ -60,13 +52,15 @@ export function scrub(text: string, secrets: readonly string[]): string {
 /**
  * Runs one call of a command for the real service: prints the error's class and message (and,
  * with --json, `{ ok: false, error }`) and exits 1 when the service said no, 2 when the SDK
- * refused the input before sending.
+ * refused the input before sending. `known()` gives what the command had learnt when it failed
+ * (a send's `request_id`): printed beside the error, and in the JSON document beside `error`.
  */
 export async function callService(
   io: Io,
   json: boolean | undefined,
   credentials: readonly string[],
   call: () => Promise<number>,
+  known: () => Record<string, string> = () => ({}),
 ): Promise<number> {
   try {
     return await call();
@@ -84,8 +78,11 @@ export async function callService(
         ...(reason !== undefined && { reason }),
         ...(channelId !== undefined && { channelId }),
       };
-      io.out(jsonLine({ ok: false, error: described }));
-    } else io.err(`${error.name}: ${forTerminal(message)}`);
+      io.out(jsonLine({ ok: false, ...known(), error: described }));
+    } else {
+      const beside = Object.entries(known()).map(([key, value]) => ` (${key} ${value})`);
+      io.err(forTerminal(`${error.name}: ${message}${beside.join('')}`));
+    }
     return error instanceof GatewayValidationError ? EXIT.usage : EXIT.failed;
   }
 }

@@ -41,13 +41,13 @@ function settingsLines(settings: {
   ];
 }
 
+/** The options of `v3` (with the service's). */
+export const V3_OPTIONS = { uri: { type: 'string' }, switch: { type: 'string', multiple: true } } as const;
+
 /** `messaging-gateway v3 get | set --uri <url> [--switch name=true|false]…` (unnamed switches: unchanged). */
 export async function v3(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseServiceArgs(rest, {
-    uri: { type: 'string' },
-    switch: { type: 'string', multiple: true },
-  });
+  const { values } = parseServiceArgs(rest, V3_OPTIONS);
   if (sub !== 'get' && sub !== 'set')
     throw new UsageError('v3 takes get, or set --uri <url> [--switch name=true]…');
   const update = sub === 'set' ? settingsOf(values.uri, values.switch ?? []) : undefined;

@@ -3,13 +3,13 @@ import { V2_EVENTS, type V2EventName } from '../schemas/subscriptions.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { callService, clientFrom, parseServiceArgs, print } from './service.js';
 
+/** The options of `webhooks` (with the service's). */
+export const WEBHOOKS_OPTIONS = { events: { type: 'string' }, prune: { type: 'boolean' } } as const;
+
 /** `messaging-gateway webhooks list | ensure <url> --events a,b [--prune] | remove <id>…`. */
 export async function webhooks(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
-  const { values, positionals } = parseServiceArgs(rest, {
-    events: { type: 'string' },
-    prune: { type: 'boolean' },
-  });
+  const { values, positionals } = parseServiceArgs(rest, WEBHOOKS_OPTIONS);
   if (sub !== 'list' && sub !== 'ensure' && sub !== 'remove')
     throw new UsageError('webhooks takes list, ensure <url> --events a,b, or remove <id>…');
   let events: V2EventName[] = [];

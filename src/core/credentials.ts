@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.js';
+import { MIN_SCRUBBED_LENGTH } from './redact.js';
 
 /** A token or key, or a function returning one (sync or async) so it can be refreshed. */
 export type Credential = string | (() => string | Promise<string>);
@@ -12,10 +13,17 @@ export class CredentialSource {
   readonly #credential: Credential | undefined;
   readonly #option: string;
   readonly #seen = new Set<string>();
+  readonly #warn: (line: string) => void;
+  #warnedShort = false;
 
-  constructor(credential: Credential | undefined, option: string) {
+  /**
+   * @param option names the option in messages, e.g. `token (GATEWAY_TOKEN)`
+   * @param warn writes the one warning about a credential too short to be scrubbed from text
+   */
+  constructor(credential: Credential | undefined, option: string, warn: (line: string) => void) {
     this.#credential = credential;
     this.#option = option;
+    this.#warn = warn;
   }
 
   /** Whether asking again can give a new value (a function was given). */
@@ -56,8 +64,18 @@ export class CredentialSource {
       }
       if (this.#seen.size >= 8) this.#seen.delete(this.#seen.values().next().value as string);
       this.#seen.add(value);
+      if (value.length < MIN_SCRUBBED_LENGTH) this.#warnShort();
     }
     return value;
+  }
+
+  /** Once: errors, logs and spans replace a short credential only where a whole value equals it. */
+  #warnShort(): void {
+    if (this.#warnedShort) return;
+    this.#warnedShort = true;
+    this.#warn(
+      `${this.#option} is under ${MIN_SCRUBBED_LENGTH} characters: too short to scrub from text; use it in tests only`,
+    );
   }
 
   /** Every value handed out lately (for redaction only). */

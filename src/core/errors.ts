@@ -28,6 +28,11 @@ export interface GatewayErrorOptions {
   retryAfterMs?: number;
   /** The underlying error, never one that carries a request's headers. */
   cause?: unknown;
+  /**
+   * Whether the call's request may have reached the service. Default true: only the SDK, when it
+   * knows that nothing left this process, says false.
+   */
+  requestSent?: boolean;
 }
 
 /**
@@ -35,7 +40,9 @@ export interface GatewayErrorOptions {
  *
  * `retryable` tells a job queue whether repeating the call could succeed without parsing messages.
  * It is false for a POST that may have reached the service (a 5xx or a time-out), because the API
- * has no idempotency keys and repeating it could send a message twice.
+ * has no idempotency keys and repeating it could send a message twice. `requestSent` tells
+ * whether the request may have reached the service at all: when it is false, repeating the call
+ * cannot do anything twice.
  */
 export class GatewayError extends Error {
   override name = 'GatewayError';
@@ -43,11 +50,22 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   /** How long to wait before repeating, when the service said so (ms). */
   readonly retryAfterMs: number | undefined;
+  /**
+   * Whether the call's request may have reached the service. `false` when the SDK knows that no
+   * byte of it left this process: a check failed, the `token` function threw or there was no
+   * token, the caller aborted or the time ran out while the call waited for the rate limiter, the
+   * connection was refused. A send that failed with `requestSent: false` can be repeated without
+   * risking a second message. `true` otherwise: an answer came (an error status included), or the
+   * request left and no answer came. On errors that are not about a request of the client (a
+   * webhook's, `DeliveryTracker`'s) it is `true`.
+   */
+  readonly requestSent: boolean;
 
   constructor(message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
+    this.requestSent = options.requestSent ?? true;
   }
 
   /** A plain object for logs; carries no credential (none is ever stored on an error). */
@@ -157,7 +175,8 @@ export class GatewayConnectionError extends GatewayError {
 
 /**
  * One attempt ran past the `timeout` option. With `queued: true` the time ran out while the call
- * waited for the rate limiter: it was never sent, so repeating it is safe (`retryable`).
+ * waited for the rate limiter: it was never sent (`requestSent: false` unless an earlier attempt
+ * of the call was), so repeating it is safe (`retryable`).
  */
 export class GatewayTimeoutError extends GatewayError {
   override name = 'GatewayTimeoutError';
@@ -170,13 +189,23 @@ export class GatewayTimeoutError extends GatewayError {
   /** True when the call never started: the time ran out in the rate limiter's queue. */
   readonly queued: boolean;
 
+  /**
+   * @param init.message the whole message, for a time limit that is not one call's (what
+   *   `channels.connect` was waiting for); default: the call and `no answer within N ms`
+   */
   constructor(
-    init: { method: string; url: string; timeoutMs: number; queued?: boolean } & GatewayErrorOptions,
+    init: {
+      method: string;
+      url: string;
+      timeoutMs: number;
+      queued?: boolean;
+      message?: string;
+    } & GatewayErrorOptions,
   ) {
     const why = init.queued
       ? `not sent: no rate-limiter slot within ${init.timeoutMs} ms`
       : `no answer within ${init.timeoutMs} ms`;
-    super(`${init.method} ${init.url}: ${why}`, init);
+    super(init.message ?? `${init.method} ${init.url}: ${why}`, { requestSent: !init.queued, ...init });
     this.method = init.method;
     this.url = init.url;
     this.timeoutMs = init.timeoutMs;
@@ -186,13 +215,14 @@ export class GatewayTimeoutError extends GatewayError {
 
 /**
  * The caller's signal aborted the call. `cause` is the signal's reason. Never retryable: the
- * caller asked for it to stop. A write aborted after it left may still have reached the service.
+ * caller asked for it to stop. A write aborted after it left may still have reached the service
+ * (`requestSent: true`); one aborted before (waiting for the rate limiter) did not.
  */
 export class GatewayAbortError extends GatewayError {
   override name = 'GatewayAbortError';
 
-  constructor(init: { method: string; url: string; cause: unknown }) {
-    super(`${init.method} ${init.url}: aborted by the caller`, { cause: init.cause });
+  constructor(init: { method: string; url: string; cause: unknown; requestSent?: boolean }) {
+    super(`${init.method} ${init.url}: aborted by the caller`, init);
   }
 }
 
@@ -231,14 +261,14 @@ export class GatewayResponseError extends GatewayError {
   }
 }
 
-/** A request broke a rule of the spec before it was sent; no request was made. */
+/** A request broke a rule of the spec before it was sent; no request was made (`requestSent: false`). */
 export class GatewayValidationError extends GatewayError {
   override name = 'GatewayValidationError';
   /** Every broken rule, each with its field path. */
   readonly issues: Issue[];
 
   constructor(issues: Issue[], what = 'request') {
-    super(`Invalid ${what}: ${summarize(issues)}`);
+    super(`Invalid ${what}: ${summarize(issues)}`, { requestSent: false });
     this.issues = issues;
   }
 }

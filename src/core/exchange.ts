@@ -2,7 +2,7 @@ import type { KyInstance } from 'ky';
 import type { Surface } from '../schemas/constants.js';
 import { fetchHoldingRequest } from './attempt-fetch.js';
 import { addressOf, type CallSpec, relativePath } from './call-spec.js';
-import { GatewayResponseError } from './errors.js';
+import { type GatewayApiErrorInit, GatewayResponseError } from './errors.js';
 import type { Redactor } from './redact.js';
 import type { CallOptions, ResolvedClientOptions } from './resolve-options.js';
 import { apiErrorClass, apiErrorInit, parseBody, readText, requestIdOf, unwrapEnvelope } from './response.js';
@@ -138,16 +138,32 @@ export class Exchange {
     if (response.ok) {
       const data = spec.surface === 'v2' ? unwrapEnvelope(body) : body;
       // A request id is shown in logs, diagnostics and spans: one that echoes a credential is scrubbed.
-      const requestId = this.#redactor.redact(requestIdOf(response.headers, body));
+      const requestId = this.#redactor.text(requestIdOf(response.headers, body));
       return { ok: true, answer: { data, response, requestId } };
     }
-    const init = apiErrorInit(status, body, response.headers, this.#where(spec));
+    const init = this.#scrubbed(apiErrorInit(status, body, response.headers, this.#where(spec)));
     const failure: AttemptFailure = { kind: 'status', status };
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
     const retryable = isRetryable(spec.method, failure);
     const ErrorClass = apiErrorClass(status);
-    const error = new ErrorClass({ ...this.#redactor.redact(init), retryable, retryAfterMs });
+    const error = new ErrorClass({ ...init, retryable, retryAfterMs });
     return { ok: false, failure, error, retryAfterMs };
+  }
+
+  /**
+   * What the service put in an API error, scrubbed of the credentials it may echo; what the SDK
+   * built (status, method, url) is kept as it is, whatever the credential.
+   */
+  #scrubbed(init: GatewayApiErrorInit): GatewayApiErrorInit {
+    const redactor = this.#redactor;
+    return {
+      ...init,
+      code: redactor.text(init.code),
+      description: redactor.text(init.description),
+      requestId: redactor.text(init.requestId),
+      data: redactor.value(init.data),
+      headers: redactor.value(init.headers),
+    };
   }
 
   /** Built only when an error needs it: a successful call never pays for it. */

@@ -13,8 +13,9 @@ import { Log } from './logger.js';
 import type { RequestOptions } from './options.js';
 import type { RateLimiterLike, Release } from './rate-limiter.js';
 import { Redactor } from './redact.js';
+import { withRequestSent } from './request-sent.js';
 import { type CallOptions, type ResolvedClientOptions, resolveCallOptions } from './resolve-options.js';
-import { type Attempt, backoffDelay, isRetryable } from './retry-policy.js';
+import { type Attempt, backoffDelay, isRetryable, neverConnected } from './retry-policy.js';
 
 export type { CallSpec } from './call-spec.js';
 
@@ -36,13 +37,14 @@ export class HttpCore {
   constructor(options: ResolvedClientOptions) {
     this.#options = options;
     this.limiter = options.limiter;
-    this.#credentials = {
-      v2: new CredentialSource(options.token, 'token (GATEWAY_TOKEN)'),
-      v3: new CredentialSource(options.apiKey, 'apiKey (GATEWAY_API_KEY)'),
-    };
     const redactor = new Redactor(() => this.#secrets());
-    this.#exchange = new Exchange(options, redactor);
     this.log = new Log(options.logger, options.logLevel, redactor);
+    const warn = (line: string) => this.log.warn(line);
+    this.#credentials = {
+      v2: new CredentialSource(options.token, 'token (GATEWAY_TOKEN)', warn),
+      v3: new CredentialSource(options.apiKey, 'apiKey (GATEWAY_API_KEY)', warn),
+    };
+    this.#exchange = new Exchange(options, redactor);
   }
 
   /** Whether request bodies are checked before sending. */
@@ -69,32 +71,42 @@ export class HttpCore {
       api: spec.surface,
       ...spec.destination,
     });
+    // What every error of the call says as `requestSent`, whichever step failed.
+    const progress: CallProgress = { attempt: 0, sent: false };
     return traced(channels.request, where, async (trace: Traced | undefined) => {
       try {
-        return ended(trace, await this.#call(spec, call, trace));
-      } catch (error) {
-        ended(trace, error as Traced);
-        if (call.signal?.aborted && error === call.signal.reason) {
-          throw new GatewayAbortError({ method: spec.method, url: this.urlOf(spec), cause: error });
-        }
+        return ended(trace, await this.#call(spec, call, progress, trace));
+      } catch (caught) {
+        const error =
+          call.signal?.aborted && caught === call.signal.reason
+            ? new GatewayAbortError({ method: spec.method, url: this.urlOf(spec), cause: caught })
+            : caught;
+        ended(trace, withRequestSent(error, progress.sent) as Traced);
         throw error;
       }
     });
   }
 
   /** The attempts of one call: a 401 asks a token function once more, a failure may be repeated. */
-  async #call(spec: CallSpec, call: CallOptions, trace?: Traced): Promise<WithResponse<unknown>> {
+  async #call(
+    spec: CallSpec,
+    call: CallOptions,
+    progress: CallProgress,
+    trace?: Traced,
+  ): Promise<WithResponse<unknown>> {
     const credentials = this.#credentials[spec.surface];
     let refreshed = false;
-    for (let retry = 0, attempt = 1; ; attempt++) {
+    let retry = 0;
+    for (;;) {
       // The credential first: a missing one fails before the call takes a slot of the limiter.
       // A token function is the user's code, awaited outside any attempt: the caller's abort ends
       // the wait for it (a string costs no listener).
       const token = await (call.signal && credentials.refreshable
         ? untilAborted(credentials.get(), call.signal)
         : credentials.get());
-      if (trace) trace.attempts = attempt;
-      const result = await this.#tracedAttempt(spec, token, call, attempt);
+      progress.attempt++;
+      if (trace) trace.attempts = progress.attempt;
+      const result = await this.#tracedAttempt(spec, token, call, progress);
       if (result.ok) return result.answer;
 
       const status = result.failure.kind === 'status' ? result.failure.status : 0;
@@ -147,7 +159,8 @@ export class HttpCore {
   }
 
   /** One attempt, published on the attempt channel. */
-  #tracedAttempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
+  #tracedAttempt(spec: CallSpec, token: string, call: CallOptions, progress: CallProgress): Promise<Attempt> {
+    const n = progress.attempt;
     const context = () => ({
       method: spec.method,
       path: safePath(spec.path),
@@ -156,7 +169,7 @@ export class HttpCore {
       attempt: n,
     });
     return traced(channels.attempt, context, async (at: Traced | undefined) =>
-      ended(at, await this.#attempt(spec, token, withTrace(call, at), n)),
+      ended(at, await this.#attempt(spec, token, withTrace(call, at), progress)),
     );
   }
 
@@ -166,9 +179,10 @@ export class HttpCore {
    * can hang a call past `timeout`; time that runs out before the request is handed to `fetch`
    * (in the limiter's queue, or while the HTTP client loads) means the request never left. The
    * slot is given back once the answer's headers are in: the request has surely arrived by then,
-   * and reading the body does not hold back the next waiter.
+   * and reading the body does not hold back the next waiter. Notes in `progress` whether the
+   * request may have left: handed to fetch, and not refused before a connection was made.
    */
-  async #attempt(spec: CallSpec, token: string, call: CallOptions, n: number): Promise<Attempt> {
+  async #attempt(spec: CallSpec, token: string, call: CallOptions, progress: CallProgress): Promise<Attempt> {
     let sentAt: number | undefined;
     let left = false;
     let attempt: Attempt;
@@ -189,14 +203,16 @@ export class HttpCore {
         }
       });
     } catch (error) {
+      if (left) progress.sent = true; // ended after the request left: it may have arrived
       if (call.signal?.aborted) throw call.signal.reason;
       if (error !== TIMED_OUT) throw error;
       if (!left) throw this.#notSent(spec, call);
       attempt = this.#exchange.failed(spec, call, undefined, true);
     }
+    if (left && (attempt.ok || !neverConnected(attempt.failure))) progress.sent = true;
     if (this.log.debugOn) {
       const ms = performance.now() - (sentAt ?? performance.now());
-      this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, n, ms)}`);
+      this.log.debug(`${spec.method} ${spec.path} ${attemptLine(attempt, progress.attempt, ms)}`);
     }
     return attempt;
   }
@@ -235,6 +251,12 @@ export class HttpCore {
   #secrets(): string[] {
     return [...this.#credentials.v2.secrets(), ...this.#credentials.v3.secrets()];
   }
+}
+
+/** Where a call stands: its attempt under way, and whether any attempt may have reached the service. */
+interface CallProgress {
+  attempt: number;
+  sent: boolean;
 }
 
 /** `release`, callable any number of times, giving the slot back once; a no-op for none. */

@@ -75,6 +75,6 @@ export class Log {
   }
 
   #clean(line: string): string {
-    return PREFIX + maskPhones(this.#redactor.redact(line));
+    return PREFIX + maskPhones(this.#redactor.text(line));
   }
 }

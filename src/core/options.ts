@@ -19,14 +19,28 @@ export interface ClientOptions {
   /**
    * API v2 `client_access_token`, or a function returning it (sync or async), asked before each
    * call so the integrator can refresh it; after a 401 it is asked once more and the call
-   * repeated once. @default process.env.GATEWAY_TOKEN
+   * repeated once. Given as `undefined` or `''` (an account whose token is not loaded yet), it is
+   * a `GatewayValidationError` naming `token`: never the environment's token, nor the parent's in
+   * `withOptions`. A token under 8 characters is hidden from errors and logs only where a whole
+   * value equals it (the client warns once): use such a token in tests only.
+   * @default process.env.GATEWAY_TOKEN, when the option is left out
    */
-  token?: Credential | undefined;
-  /** API v3 key. @default process.env.GATEWAY_API_KEY */
-  apiKey?: Credential | undefined;
-  /** Base address of API v2 (the part before `/v2`). @default process.env.GATEWAY_BASE_URL */
+  token?: Credential;
+  /**
+   * API v3 key, or a function returning it; refused as `token` is when given as `undefined` or `''`.
+   * @default process.env.GATEWAY_API_KEY, when the option is left out
+   */
+  apiKey?: Credential;
+  /**
+   * Base address of API v2 (the part before `/v2`), without a user name, password, query or
+   * fragment (each refused with a `GatewayValidationError` naming the option).
+   * @default process.env.GATEWAY_BASE_URL
+   */
   baseUrl?: string | undefined;
-  /** Base address of API v3 (before `/v3`). @default process.env.GATEWAY_V3_BASE_URL, else `baseUrl` */
+  /**
+   * Base address of API v3 (before `/v3`), refused as `baseUrl` is.
+   * @default process.env.GATEWAY_V3_BASE_URL, else `baseUrl`
+   */
   v3BaseUrl?: string | undefined;
   /**
    * Time limit of one attempt (ms), the wait for the rate limiter included: a call that cannot

@@ -2,7 +2,7 @@ import type { KyInstance } from 'ky';
 import type { Surface } from '../schemas/constants.js';
 import { checkCount, checkHeaders, checkMs, optionError } from './checks.js';
 import type { Credential } from './credentials.js';
-import { GatewayError } from './errors.js';
+import { GatewayError, GatewayValidationError } from './errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
 import type { ClientOptions, FetchLike, RequestOptions } from './options.js';
 import { RateLimiter, type RateLimiterLike, type RateLimitOptions } from './rate-limiter.js';
@@ -56,23 +56,35 @@ function env(name: string): string | undefined {
 }
 
 /**
- * An absolute address without credentials in it: fetch refuses to make a request to
- * `https://user:pass@host` (every call would fail as if the service never answered), and the
- * address is shown in errors and spans. Such an address is never echoed back.
+ * An absolute address with no credentials, query or fragment in it: fetch refuses to make a
+ * request to `https://user:pass@host` (every call would fail as if the service never answered),
+ * the API's paths go after the address (after `?key=…` every call answers 404), and the address is
+ * shown in errors and spans. The refusal never shows the address: it may hold a credential.
  */
 function checkUrl(value: string, option: string): string {
-  const withUserInfo = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(value);
-  if (withUserInfo) {
-    throw new GatewayError(
-      `${option} must not hold a user name or password (user:password@): fetch cannot send to such an address; the credential goes in token or apiKey`,
-    );
-  }
+  let message = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*@|[?#]/i.test(value)
+    ? 'must hold no user:password@, query (?…) or fragment (#…): a credential goes in token, apiKey or headers'
+    : undefined;
   try {
     new URL(value);
   } catch {
-    throw new GatewayError(`${option} must be an absolute URL, got ${JSON.stringify(value)}`);
+    message ??= 'must be an absolute URL';
   }
+  if (message) throw new GatewayValidationError([{ path: [option], message }], WHAT);
   return value;
+}
+
+/**
+ * A credential option: when the options hold it at all, a non-empty string or a function. An
+ * explicit `undefined` or `''` (an account whose token is not loaded yet) is refused, never
+ * replaced by the environment's or a parent client's: that would speak for another account.
+ */
+function resolveCredential(options: ClientOptions, option: 'token' | 'apiKey', variable: string) {
+  if (!Object.hasOwn(options, option)) return env(variable);
+  const value: unknown = options[option];
+  if (typeof value === 'function' || (typeof value === 'string' && value !== '')) return value as Credential;
+  const message = `must be a non-empty string or a function (leave it out to use ${variable})`;
+  throw new GatewayValidationError([{ path: [option], message }], WHAT);
 }
 
 function resolveLimiter(option: ClientOptions['rateLimit']): RateLimiterLike | undefined {
@@ -122,8 +134,8 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
   const v3BaseUrl = options.v3BaseUrl ?? env('GATEWAY_V3_BASE_URL') ?? baseUrl;
   const backoff = options.retryBackoff ?? {};
   return {
-    token: options.token ?? env('GATEWAY_TOKEN'),
-    apiKey: options.apiKey ?? env('GATEWAY_API_KEY'),
+    token: resolveCredential(options, 'token', 'GATEWAY_TOKEN'),
+    apiKey: resolveCredential(options, 'apiKey', 'GATEWAY_API_KEY'),
     baseUrl: checkUrl(baseUrl, 'baseUrl'),
     v3BaseUrl: checkUrl(v3BaseUrl, 'v3BaseUrl'),
     timeout: checkMs(options.timeout ?? 30_000, ['timeout'], WHAT),
@@ -154,7 +166,8 @@ export class ResolvedOptions {
 /**
  * The options of a client derived from one resolved as `parent`: each option given (not
  * undefined) checked as the constructor checks it and put in place of the parent's; every other
- * one the parent's own value, so the limiter, the logger and fetch are the same objects. A new
+ * one the parent's own value (a `token` or `apiKey` given as undefined or empty is refused, never
+ * inherited), so the limiter, the logger and fetch are the same objects. A new
  * `baseUrl` moves `v3BaseUrl` with it when the parent's two were the same address.
  * @throws GatewayValidationError naming a bad option, as the constructor does
  */
@@ -162,8 +175,11 @@ export function deriveClientOptions(
   parent: ResolvedClientOptions,
   overrides: ClientOptions,
 ): ResolvedClientOptions {
+  // An option given as undefined keeps the parent's, but a credential given as undefined is refused.
   const given = Object.fromEntries(
-    Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined),
+    Object.entries(overrides ?? {}).filter(
+      ([key, value]) => value !== undefined || key === 'token' || key === 'apiKey',
+    ),
   ) as ClientOptions;
   const checked = resolveClientOptions({ baseUrl: parent.baseUrl, rateLimit: false, ...given });
   const derived: ResolvedClientOptions = { ...parent };

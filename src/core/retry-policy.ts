@@ -43,10 +43,19 @@ export function isRetryable(method: string, failure: AttemptFailure): boolean {
     case 'status':
       return failure.status === 429 || (idempotent && RETRY_STATUSES.has(failure.status));
     case 'connection':
-      return idempotent || (failure.errorCode !== undefined && NEVER_SENT_CODES.has(failure.errorCode));
+      return idempotent || neverConnected(failure);
     case 'timeout':
       return idempotent;
   }
+}
+
+/** Whether the failure is a connection that was never made: no byte of the request left. */
+export function neverConnected(failure: AttemptFailure): boolean {
+  return (
+    failure.kind === 'connection' &&
+    failure.errorCode !== undefined &&
+    NEVER_SENT_CODES.has(failure.errorCode)
+  );
 }
 
 /**

@@ -27,7 +27,7 @@ export function failedExchange(cause: unknown, context: ExchangeContext, redacto
   const errorCode = findErrorCode(root);
   const failure: AttemptFailure = { kind: 'connection', errorCode };
   const retryable = isRetryable(method, failure);
-  const safeCause = root instanceof Error ? new Error(redactor.redact(root.message)) : undefined;
+  const safeCause = root instanceof Error ? new Error(redactor.text(root.message)) : undefined;
   return {
     ok: false,
     failure,

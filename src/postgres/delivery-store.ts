@@ -7,6 +7,12 @@ import { json } from './dedupe-store.js';
 import type { Database, Row } from './driver.js';
 import type { Tables } from './schema.js';
 
+/**
+ * How often a store that cannot LISTEN (on Prisma, Kysely or Knex, which expose no connection)
+ * has its trackers read the statuses they wait for, in milliseconds.
+ */
+export const STATUS_POLL_MS = 1_000;
+
 /** The channel a schema's statuses are announced on (an identifier PostgreSQL keeps whole). */
 export const statusChannel = (t: Tables) => `mgsdk_status_${t.schema.slice(0, 40)}`;
 
@@ -103,11 +109,12 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   /**
    * Sends every entry recorded from now on, by any instance, to `feed`; resolves once listening.
-   * One LISTEN per store (one connection of a pg Pool) feeds every tracker that uses it.
+   * One LISTEN per store (one connection of a pg Pool) feeds every tracker that uses it. On a
+   * database that cannot LISTEN, every tracker reads what it waits for each {@link STATUS_POLL_MS}.
    */
   async subscribe(feed: DeliveryFeed): Promise<void> {
     this.#feeds.add(feed);
-    this.#listening ??= this.#listen();
+    this.#listening ??= this.#db.canListen ? this.#listen() : this.#poll();
     try {
       await this.#listening;
     } catch (error) {
@@ -139,6 +146,13 @@ export class PostgresDeliveryStore implements DeliveryStore {
   /** Every wait reads the store again: statuses announced while nobody listened were missed. */
   #resync(): void {
     for (const feed of this.#feeds) feed.resync();
+  }
+
+  /** Has every tracker read the store again each {@link STATUS_POLL_MS}; resolves to the function that stops it. */
+  async #poll(): Promise<() => Promise<void>> {
+    const timer = setInterval(() => this.#resync(), STATUS_POLL_MS);
+    timer.unref?.();
+    return async () => clearInterval(timer);
   }
 
   /**

@@ -1,25 +1,46 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { GatewayError } from '../core/errors.js';
 import { messageOf } from '../internal/message-of.js';
+import { drizzleDriver, drizzleSession, isDrizzle, isDrizzleSession } from './drivers/drizzle.js';
+import { isKnex, knexDriver, knexSession } from './drivers/knex.js';
+import { isKysely, kyselyDriver, kyselySession } from './drivers/kysely.js';
 import { isPg, pgDriver } from './drivers/pg.js';
 import { isPgLite, pgliteDriver } from './drivers/pglite.js';
 import { isPostgresJs, postgresJsDriver } from './drivers/postgres-js.js';
+import { isPrisma, isPrismaSession, prismaDriver, prismaSession } from './drivers/prisma.js';
 import { Fence } from './fence.js';
 import type { Row, SqlDriver, SqlSession } from './sql-driver.js';
 
 export type { Row, SqlDriver, SqlSession } from './sql-driver.js';
 
-/** The database handles `postgresStore` accepts: a pg `Pool` or `Client`, a postgres.js `sql`, a PGlite. */
+/**
+ * The database handles `postgresStore` accepts: a pg `Pool` or `Client`, a postgres.js `sql`, a
+ * PGlite; or an ORM on one of them: a Prisma client (7, with a driver adapter), a Drizzle
+ * database, a Kysely instance, a Knex instance.
+ */
 export type PostgresDatabase = object;
+
+const DATABASES =
+  'a pg Pool or Client, a postgres.js `sql`, a PGlite instance, a Prisma client, a Drizzle database, a Kysely instance or a Knex instance';
 
 /** The adapter for `db`, told apart by the members each driver has; a typed error for anything else. */
 export function driverOf(db: unknown): SqlDriver {
   if (isPostgresJs(db)) return postgresJsDriver(db);
+  if (isKnex(db)) return knexDriver(db);
   if (isPgLite(db)) return pgliteDriver(db);
+  if (isPrisma(db)) return prismaDriver(db);
+  if (isDrizzle(db)) return drizzleDriver(db, listenOf(db.$client));
+  if (isKysely(db)) return kyselyDriver(db);
   if (isPg(db)) return pgDriver(db);
-  throw new GatewayError(
-    'postgresStore(db): db must be a pg Pool or Client, a postgres.js `sql`, or a PGlite instance',
-  );
+  throw new GatewayError(`postgresStore(db): db must be ${DATABASES}`);
+}
+
+/** LISTEN through the client under an ORM (Drizzle's `$client`), when it is a driver the SDK knows. */
+function listenOf(client: unknown): SqlDriver['listen'] {
+  if (isPostgresJs(client)) return postgresJsDriver(client).listen;
+  if (isPgLite(client)) return pgliteDriver(client).listen;
+  if (isPg(client)) return pgDriver(client).listen;
+  return undefined;
 }
 
 /** A transaction of the store and the driver's handle of it. */
@@ -71,13 +92,19 @@ export class Database implements SqlSession {
     }
   }
 
-  /** LISTEN on `channel`; resolves to the function that stops it (see `SqlDriver.listen`). */
+  /** Whether the driver can LISTEN (Prisma, Kysely and Knex expose no connection to listen on). */
+  get canListen(): boolean {
+    return this.#driver.listen !== undefined;
+  }
+
+  /** LISTEN on `channel`; resolves to the function that stops it. */
   listen(
     channel: string,
     onPayload: (payload: string) => void,
     onLost?: () => void,
     onResumed?: () => void,
   ): Promise<() => Promise<void>> {
+    if (!this.#driver.listen) return Promise.reject(new GatewayError('this database cannot LISTEN'));
     return this.#driver.listen(channel, onPayload, onLost, onResumed);
   }
 }
@@ -90,10 +117,15 @@ export function dbError(error: unknown): GatewayError {
 
 /**
  * A session on a transaction handle the user passes back (a pg client, a postgres.js `sql` of
- * `sql.begin`, a PGlite transaction): pg and PGlite answer `query` with `{ rows }`, postgres.js
- * has `unsafe`.
+ * `sql.begin`, a PGlite transaction, or an ORM's: Prisma's `tx`, Drizzle's `tx`, Kysely's `trx`,
+ * Knex's `trx`): pg and PGlite answer `query` with `{ rows }`, postgres.js has `unsafe`, each ORM
+ * its raw query.
  */
 export function sessionOf(handle: unknown): SqlSession {
+  if (isPrismaSession(handle)) return prismaSession(handle);
+  if (isKysely(handle)) return kyselySession(handle);
+  if (isDrizzleSession(handle)) return drizzleSession(handle);
+  if (isKnex(handle)) return knexSession(handle);
   const h = handle as {
     unsafe?: (text: string, params?: unknown[]) => Promise<Row[]>;
     query?: (text: string, params?: unknown[]) => Promise<{ rows: Row[] }>;
@@ -103,6 +135,6 @@ export function sessionOf(handle: unknown): SqlSession {
   if (typeof h?.query === 'function')
     return { query: async (text, params) => (await h.query!(text, params as unknown[])).rows };
   throw new GatewayError(
-    'tx must be the transaction handle of a pg client, a postgres.js sql.begin, or a PGlite transaction',
+    "tx must be the transaction handle of a pg client, a postgres.js sql.begin, a PGlite transaction, or an ORM's (Prisma, Drizzle, Kysely, Knex)",
   );
 }

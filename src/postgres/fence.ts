@@ -15,7 +15,10 @@ const ENDED =
  */
 export class Fence {
   #open = true;
-  readonly #wrapped = new Map<PropertyKey, unknown>();
+  /** The fenced view of each object reached through the handle, made once. */
+  readonly #views = new WeakMap<object, object>();
+  /** The fenced form of each method, per object it was read from. */
+  readonly #methods = new WeakMap<object, Map<PropertyKey, { of: unknown; fenced: unknown }>>();
 
   /** From now on, every call through {@link session} or {@link handle} fails. */
   close(): void {
@@ -31,33 +34,57 @@ export class Fence {
   }
 
   /**
-   * The driver's handle (a pg client, postgres.js's `sql` of `begin`, a PGlite transaction) whose
-   * methods, and itself when it is a function, throw once the fence is closed.
+   * The driver's or ORM's handle (a pg client, postgres.js's `sql` of `begin`, a PGlite
+   * transaction, Prisma's `tx`, Drizzle's `tx`, Kysely's or Knex's `trx`) whose methods, and
+   * itself when it is a function, throw once the fence is closed. What they return (a query
+   * builder, a model's delegate, a lazy promise) is fenced the same way, so a builder made in
+   * time but run later (Drizzle's, Knex's and Prisma's run on `await`, Kysely's on `execute()`)
+   * is refused too; what a promise resolves to (rows, a created model) is the caller's, as is.
    */
   handle<T>(handle: T): T {
-    if ((typeof handle !== 'object' && typeof handle !== 'function') || handle === null) return handle;
-    const check = () => {
-      if (!this.#open) throw new GatewayError(ENDED);
+    return this.#view(handle) as T;
+  }
+
+  #check(): void {
+    if (!this.#open) throw new GatewayError(ENDED);
+  }
+
+  #view(value: unknown): unknown {
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return value;
+    const target = value as object;
+    let view = this.#views.get(target);
+    if (!view) {
+      view = new Proxy(target, {
+        apply: (fn, thisArg, args) => {
+          this.#check();
+          return this.#view(Reflect.apply(fn as (...a: unknown[]) => unknown, thisArg, args));
+        },
+        get: (object, property) => this.#member(object, property),
+      });
+      this.#views.set(target, view);
+    }
+    return view;
+  }
+
+  /** A member read through a fenced object: a method fenced, an object fenced, anything else as is. */
+  #member(object: object, property: PropertyKey): unknown {
+    const value: unknown = Reflect.get(object, property, object);
+    // A proxy must return a frozen own property as it is; a constructor keeps its statics.
+    const own = Reflect.getOwnPropertyDescriptor(object, property);
+    if (property === 'constructor' || (own && !own.configurable && !own.writable)) return value;
+    if (typeof value !== 'function') return this.#view(value);
+    let methods = this.#methods.get(object);
+    if (!methods) {
+      methods = new Map();
+      this.#methods.set(object, methods);
+    }
+    const known = methods.get(property);
+    if (known?.of === value) return known.fenced;
+    const fenced = (...args: unknown[]) => {
+      this.#check();
+      return this.#view(Reflect.apply(value as (...a: unknown[]) => unknown, object, args));
     };
-    const wrapped = this.#wrapped;
-    return new Proxy(handle as object, {
-      apply(target, thisArg, args) {
-        check();
-        return Reflect.apply(target as (...a: unknown[]) => unknown, thisArg, args);
-      },
-      get(target, property) {
-        const value: unknown = Reflect.get(target, property, target);
-        if (typeof value !== 'function') return value;
-        let method = wrapped.get(property);
-        if (!method) {
-          method = (...args: unknown[]) => {
-            check();
-            return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
-          };
-          wrapped.set(property, method);
-        }
-        return method;
-      },
-    }) as T;
+    methods.set(property, { of: value, fenced });
+    return fenced;
   }
 }

@@ -1,21 +1,29 @@
 import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
 import {
+  AuthenticationError,
   GatewayApiError,
-  GatewayConnectionError,
   GatewayError,
-  GatewayTimeoutError,
+  GatewayValidationError,
+  PermissionDeniedError,
   RateLimitError,
 } from '../core/errors.js';
-import { NEVER_SENT_CODES } from '../core/retry-policy.js';
+import { sleep } from '../internal/sleep.js';
 import type { SendMessageParams } from '../schemas/messages.js';
 import type { Database } from './driver.js';
 import { consoleErrors, type LoopErrorHandler, PollLoops } from './poll-loops.js';
 import type { Tables } from './schema.js';
 
-/** What the relay needs of a `GatewayClient`: `messages.send`. */
+/**
+ * What the relay needs of a `GatewayClient`: `messages.send`. The relay asks for one attempt per
+ * send (`maxRetries: 0`) and repeats a row itself, so the error it reads says what became of that
+ * attempt alone.
+ */
 export interface SendingClient {
   messages: {
-    send(params: SendMessageParams, options?: { signal?: AbortSignal }): PromiseLike<{ request_id: string }>;
+    send(
+      params: SendMessageParams,
+      options?: { signal?: AbortSignal; maxRetries?: number },
+    ): PromiseLike<{ request_id: string }>;
   };
 }
 
@@ -32,7 +40,8 @@ export interface OutboxRelayOptions {
    */
   leaseMs?: number;
   /**
-   * Called with each row left `unknown` (its message names the row id) and each database failure.
+   * Called with each row left `unknown` (its message names the row id), each row put back to
+   * `pending` because its send never left, and each database failure.
    * @default a console warning, at most 10 lines a minute
    */
   onError?: LoopErrorHandler;
@@ -44,7 +53,26 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-const UNKNOWN = 'the relay stopped while sending it: it may or may not have been sent, and is not sent again';
+const STOPPED = 'the relay stopped while sending it: it may or may not have been sent, and is not sent again';
+const MAY_HAVE_LEFT =
+  'its request left and no answer said it was refused: it may or may not have been sent, and is not sent again';
+
+/** The first pause after a send that never left (ms); each next one doubles, up to a minute. */
+const HOLD_FIRST_MS = 1_000;
+const HOLD_MAX_MS = 60_000;
+/** How many times a row's record is written before it is given up (a dropped connection, a restart). */
+const RECORD_ATTEMPTS = 8;
+const RECORD_MAX_DELAY_MS = 5_000;
+
+/** What the steps of one relay share. */
+interface Relay {
+  db: Database;
+  t: Tables;
+  client: SendingClient;
+  leaseMs: number;
+  onError: LoopErrorHandler;
+  hold: Hold;
+}
 
 /** Starts the loops of a relay; see `PostgresOutbox.relay`. */
 export function startRelay(
@@ -58,12 +86,49 @@ export function startRelay(
   const pollIntervalMs = checkCount(options.pollIntervalMs ?? 200, ['pollIntervalMs'], what, 1, MAX_TIMER_MS);
   const leaseMs = checkCount(options.leaseMs ?? 300_000, ['leaseMs'], what, 1_000);
   const onError = options.onError ?? consoleErrors('outbox.relay');
+  const relay: Relay = { db, t, client, leaseMs, onError, hold: new Hold() };
   const step = async () => {
-    if (await sendOne(db, t, client, leaseMs, onError)) return true;
+    if (!relay.hold.active() && (await sendOne(relay))) return true;
     await sweep(db, t, onError); // when idle: rows whose relay died mid-send
     return false;
   };
   return new PollLoops(concurrency, pollIntervalMs, step, onError);
+}
+
+/**
+ * The pause of a relay after a send that never left or was refused for the account (no token,
+ * the service out of reach, a 429, a 401):
+ * no row is taken until it ends, so a deploy without a token does not spin through its rows. It
+ * doubles when a send taken after the last pause began fails so again (the pause did not help);
+ * the other sends under way when it began fail together with the first and leave it as it is. A
+ * send that left ends the doubling.
+ */
+class Hold {
+  #ms = 0;
+  #began = Number.NEGATIVE_INFINITY;
+  #until = 0;
+
+  /** Whether the relay is holding now. */
+  active(): boolean {
+    return performance.now() < this.#until;
+  }
+
+  /**
+   * After a send taken at `takenAt` (`performance.now()`) never left: holds for the next pause,
+   * unless the send was already under way when the current one began. Returns its length (ms).
+   */
+  start(takenAt: number): number {
+    if (takenAt < this.#began) return this.#ms;
+    this.#ms = Math.min(HOLD_MAX_MS, Math.max(HOLD_FIRST_MS, this.#ms * 2));
+    this.#began = performance.now();
+    this.#until = this.#began + this.#ms;
+    return this.#ms;
+  }
+
+  /** A send left: the next pause starts again from the first. */
+  reset(): void {
+    this.#ms = 0;
+  }
 }
 
 /** Rows `sending` past their lease (their relay died mid-send) become `unknown`, each reported. */
@@ -71,22 +136,19 @@ async function sweep(db: Database, t: Tables, onError: LoopErrorHandler): Promis
   const rows = await db.query(
     `UPDATE ${t.outbox} SET status = 'unknown', reason = $1, updated_at = now()
      WHERE status = 'sending' AND lease_until < now() RETURNING id::text AS id`,
-    [UNKNOWN],
+    [STOPPED],
   );
-  for (const row of rows) onError(new GatewayError(`Outbox row ${String(row.id)} is unknown: ${UNKNOWN}`));
+  for (const row of rows) onError(new GatewayError(`Outbox row ${String(row.id)} is unknown: ${STOPPED}`));
 }
 
 /**
  * Takes the oldest pending row (marked `sending` in its own commit before the send, so a crash
- * mid-send never sends it twice), sends it, and records the answer. False when none was pending.
+ * mid-send never sends it twice), sends it, and records the outcome. False when none was pending,
+ * or when the relay now holds.
  */
-async function sendOne(
-  db: Database,
-  t: Tables,
-  client: SendingClient,
-  leaseMs: number,
-  onError: LoopErrorHandler,
-): Promise<boolean> {
+async function sendOne(relay: Relay): Promise<boolean> {
+  const { db, t, client, leaseMs } = relay;
+  const takenAt = performance.now();
   const [row] = await db.query(
     `UPDATE ${t.outbox} SET status = 'sending', lease_until = now() + $1::float8 * interval '1 millisecond', updated_at = now()
      WHERE id = (SELECT id FROM ${t.outbox} WHERE status = 'pending' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -95,57 +157,127 @@ async function sendOne(
   );
   if (!row) return false;
   const id = String(row.id);
+  let requestId: string;
   try {
-    const sent = await client.messages.send(row.params as SendMessageParams, {
-      signal: AbortSignal.timeout(leaseMs - 500),
-    });
-    await accepted(db, t, id, sent.request_id);
+    // One attempt: were the client to repeat a 429 or a refused connection itself, the error of
+    // its last attempt would carry `requestSent: true` from the first, and a row the service never
+    // took would end `unknown`. The relay repeats it instead, after its hold.
+    const options = { signal: AbortSignal.timeout(leaseMs - 500), maxRetries: 0 };
+    ({ request_id: requestId } = await client.messages.send(row.params as SendMessageParams, options));
   } catch (error) {
-    const status = await refused(db, t, id, error);
-    if (status === 'unknown')
-      onError(new GatewayError(`Outbox row ${id} is unknown: the send failed mid-way`, { cause: error }));
-    if (status === 'pending') {
-      onError(new GatewayError(`Outbox row ${id} was not sent; it stays pending`, { cause: error }));
-      return false; // the service is out of reach: wait pollIntervalMs before the next row
-    }
+    return failed(relay, { id, takenAt }, error);
   }
+  // From here the service has the message: no failure of the database is the send's.
+  relay.hold.reset();
+  await record(relay, id, `the service accepted it as request_id ${requestId}`, () =>
+    accepted(db, t, id, requestId),
+  );
   return true;
 }
 
-/** The service took it: its request id, and any status that reached the handler before this answer. */
+/**
+ * The service took it: its request id first, in a statement of its own, then any status that
+ * reached the handler before this answer (statuses move the row forward once it has the id).
+ */
 async function accepted(db: Database, t: Tables, id: string, requestId: string): Promise<void> {
   await db.query(
-    `UPDATE ${t.outbox} o SET request_id = $2, sent_at = now(), updated_at = now(), lease_until = NULL,
-       status = coalesce((SELECT CASE WHEN s.failed IS NOT NULL THEN 'failed' ELSE s.best->>'status' END
-                          FROM ${t.statuses} s WHERE s.request_id = $2), 'accepted'),
-       reason = (SELECT s.failed->>'reason' FROM ${t.statuses} s WHERE s.request_id = $2)
-     WHERE o.id = $1::bigint`,
+    `UPDATE ${t.outbox} SET request_id = $2, status = 'accepted', reason = NULL, sent_at = now(),
+       lease_until = NULL, updated_at = now()
+     WHERE id = $1::bigint AND request_id IS NULL`,
     [id, requestId],
+  );
+  await db.query(
+    `UPDATE ${t.outbox} o SET updated_at = now(),
+       status = CASE WHEN s.failed IS NOT NULL THEN 'failed' ELSE coalesce(s.best->>'status', o.status) END,
+       reason = coalesce(s.failed->>'reason', o.reason)
+     FROM ${t.statuses} s WHERE o.id = $1::bigint AND s.request_id = o.request_id`,
+    [id],
   );
 }
 
-/** Whether the send surely never reached the service: a 429, a connection never made, a wait in the rate limiter. */
-function neverSent(error: unknown): boolean {
-  if (error instanceof RateLimitError) return true;
-  if (error instanceof GatewayConnectionError)
-    return error.errorCode !== undefined && NEVER_SENT_CODES.has(error.errorCode);
-  return error instanceof GatewayTimeoutError && error.queued;
+/** What becomes of a row whose send failed. */
+interface Outcome {
+  status: 'pending' | 'failed' | 'unknown';
+  reason: string | null;
 }
 
 /**
- * A send that failed: refused by the service (4xx: `failed`, its code as the reason), surely never
- * sent (a 429 or a connection never made, after the client's retries: `pending` again), or of
- * unknown fate (`unknown`).
+ * Refusals of the account, not of the message (spec: general errors): a 429, a token or key the
+ * service does not take (401, one side rotated it), a route the key may not use (403). Nothing
+ * of the message was done, and it can go once the account is right again.
  */
-async function refused(db: Database, t: Tables, id: string, error: unknown): Promise<string> {
-  const tooMany = neverSent(error);
-  const rejected =
+const ACCOUNT_REFUSALS = [RateLimitError, AuthenticationError, PermissionDeniedError];
+
+/**
+ * A send that failed: refused before it left by a rule of the spec (`failed`), never left or
+ * refused for the account (`pending` again: sent later), refused by the service (other 4xx:
+ * `failed`, its code as the reason), or of unknown fate (`unknown`: it may have reached the
+ * service).
+ */
+function outcomeOf(error: unknown): Outcome {
+  if (error instanceof GatewayValidationError) return { status: 'failed', reason: 'invalid_request' };
+  if (error instanceof GatewayError && !error.requestSent) return { status: 'pending', reason: null };
+  if (ACCOUNT_REFUSALS.some((refusal) => error instanceof refusal))
+    return { status: 'pending', reason: null };
+  const refused =
     error instanceof GatewayApiError && error.status >= 400 && error.status < 500 && error.status !== 408;
-  const status = tooMany ? 'pending' : rejected ? 'failed' : 'unknown';
-  const reason = tooMany ? null : rejected ? String(error.code ?? `http_${error.status}`) : UNKNOWN;
-  await db.query(
-    `UPDATE ${t.outbox} SET status = $2, reason = $3, lease_until = NULL, updated_at = now() WHERE id = $1::bigint`,
-    [id, status, reason],
+  if (refused) return { status: 'failed', reason: String(error.code ?? `http_${error.status}`) };
+  return { status: 'unknown', reason: MAY_HAVE_LEFT };
+}
+
+/**
+ * Records a failed send; a row back to `pending` makes the relay hold (reported with the pause).
+ * Returns whether the relay may take the next row at once.
+ */
+async function failed(relay: Relay, row: { id: string; takenAt: number }, error: unknown): Promise<boolean> {
+  const { id } = row;
+  const { status, reason } = outcomeOf(error);
+  let pendingAgain = false;
+  await record(relay, id, `its send ended ${status}`, async () => {
+    // A row found past its lease meanwhile was reported `unknown`, "not sent again": the user may
+    // have sent it anew, so it never goes back to `pending` (a final outcome may still replace it).
+    const rows = await relay.db.query(
+      `UPDATE ${relay.t.outbox} SET status = $2, reason = $3, lease_until = NULL, updated_at = now()
+       WHERE id = $1::bigint AND request_id IS NULL
+         AND (status = 'sending' OR (status = 'unknown' AND $2 <> 'pending'))
+       RETURNING id`,
+      [id, status, reason],
+    );
+    pendingAgain = status === 'pending' && rows.length > 0;
+  });
+  if (status === 'unknown') {
+    relay.onError(new GatewayError(`Outbox row ${id} is unknown: ${MAY_HAVE_LEFT}`, { cause: error }));
+  }
+  if (status !== 'pending') return true;
+  const ms = relay.hold.start(row.takenAt);
+  const where = pendingAgain ? 'it stays pending' : 'it was not put back (unknown past its lease)';
+  relay.onError(
+    new GatewayError(`Outbox row ${id} was not sent; ${where}, and the relay holds for ${ms} ms`, {
+      cause: error,
+      requestSent: false,
+    }),
   );
-  return status;
+  return false;
+}
+
+/**
+ * Writes what became of a row, again after a failure (a dropped connection, a restart), so that
+ * what the service said of a send is not lost to one failed statement. Each failure is reported;
+ * after the last one, the row stays `sending` and becomes `unknown` when its lease ends.
+ */
+async function record(relay: Relay, id: string, what: string, write: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      const last = attempt === RECORD_ATTEMPTS;
+      const next = last ? 'given up: the row becomes unknown when its lease ends' : 'trying again';
+      relay.onError(
+        new GatewayError(`Outbox row ${id}: recording that ${what} failed; ${next}`, { cause: error }),
+      );
+      if (last) return;
+      await sleep(Math.min(RECORD_MAX_DELAY_MS, 100 * 2 ** (attempt - 1)));
+    }
+  }
 }

@@ -23,9 +23,12 @@ export interface OutboxRow {
   /** The row's id, as `send` returned it. */
   id: string;
   /**
-   * `pending` until the relay takes it, `sending` while it does, `unknown` when the relay stopped
-   * mid-send (it may or may not have been sent: it is never sent again on its own), then the
-   * message's statuses as they reach the handler: `accepted`, `sent`, `delivered`, `read`, `failed`.
+   * `pending` until the relay takes it (and again when its send never left this process: no
+   * token, the service out of reach, the rate limiter's wait; or was refused for the account: a
+   * 429, a 401, a 403), `sending` while it does,
+   * `unknown` when it may or may not have been sent (the relay stopped mid-send, or the request
+   * left and no answer came): it is never sent again on its own; then the message's statuses as
+   * they reach the handler: `accepted`, `sent`, `delivered`, `read`, `failed`.
    */
   status: OutboxStatus;
   /** The service's request id, once sent. */
@@ -69,7 +72,9 @@ export class PostgresOutbox {
 
   /**
    * Sends committed rows through `client` (and its rate limiter), `concurrency` at a time, in
-   * this process (run it in as many as you like). `await relay.stop()` at shutdown.
+   * this process (run it in as many as you like), one attempt per send: a row whose send never
+   * left, or got a 429, is repeated by the relay, not by the client. `await relay.stop()` at
+   * shutdown.
    */
   relay(client: SendingClient, options: OutboxRelayOptions = {}): OutboxRelay {
     return startRelay(this.#db, this.#t, client, options);

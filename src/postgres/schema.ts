@@ -34,14 +34,37 @@ export function tablesOf(schema: string = DEFAULT_SCHEMA): Tables {
   };
 }
 
+/** A migration file's text for `schema`: each name of the default schema (comments too) replaced. */
+const forSchema = (sql: string, schema: string): string =>
+  sql.replace(new RegExp(`\\b${DEFAULT_SCHEMA}\\b`, 'g'), `"${schema}"`);
+
 /** The statements of a migration file for `schema`: comments dropped, split at each `;`. */
 export function statementsOf(sql: string, schema: string): string[] {
-  return sql
-    .replace(/^\s*--.*$/gm, '')
-    .replaceAll('messaging_gateway.', `"${schema}".`)
+  return forSchema(sql.replace(/^\s*--.*$/gm, ''), schema)
     .split(';')
     .map((statement) => statement.trim())
     .filter(Boolean);
+}
+
+/** The table recording which migrations were applied (by `migrate()`, or by {@link migrationSql}'s SQL). */
+const migrationsTable = (t: Tables) =>
+  `CREATE TABLE IF NOT EXISTS ${t.migrations} (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
+
+/**
+ * The whole SQL of the migrations for `tables.schema`, for the user's own migration tool (as
+ * pg-boss's `getConstructionPlans(schema)`): every file in order, then the record of each in the
+ * schema's `migrations` table, so a later `migrate()` finds nothing to do. Idempotent as the files.
+ */
+export function migrationSql(t: Tables): string {
+  const names = MIGRATIONS.map((m) => `('${m.name}')`).join(', ');
+  return [
+    `-- messaging-gateway-sdk/postgres: the tables in the schema "${t.schema}" (${MIGRATIONS.length} migrations). Idempotent.`,
+    ...MIGRATIONS.map((m) => `-- ${m.name}\n${forSchema(m.sql, t.schema).trim()}\n`),
+    '-- What was applied, so store.migrate() finds nothing to do.',
+    `${migrationsTable(t)};`,
+    `INSERT INTO ${t.migrations} (name) VALUES ${names} ON CONFLICT (name) DO NOTHING;`,
+    '',
+  ].join('\n');
 }
 
 /**
@@ -51,13 +74,11 @@ export function statementsOf(sql: string, schema: string): string[] {
  */
 export function migrate(db: Database, tables: Tables): Promise<string[]> {
   return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1)) AS locked', [
+    await tx.query('SELECT true AS locked FROM pg_advisory_xact_lock(hashtext($1))', [
       `mgsdk-migrate:${tables.schema}`,
     ]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS "${tables.schema}"`);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS ${tables.migrations} (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
+    await tx.query(migrationsTable(tables));
     const rows = await tx.query(`SELECT name FROM ${tables.migrations}`);
     const done = new Set(rows.map((row) => String(row.name)));
     const applied: string[] = [];

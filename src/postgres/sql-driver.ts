@@ -21,9 +21,10 @@ export interface SqlDriver extends SqlSession {
    * function that stops it. A NOTIFY sent while the listening connection is down is never heard,
    * so after such a gap the driver calls `onLost` when listening stopped with the connection (the
    * caller listens anew, then reads what it missed), or `onResumed` once it listens again by
-   * itself (the caller reads what it missed).
+   * itself (the caller reads what it missed). Absent when the handle exposes no connection to
+   * listen on (Prisma, Kysely, Knex): the stores poll instead.
    */
-  listen(
+  listen?(
     channel: string,
     onPayload: (payload: string) => void,
     onLost?: () => void,

@@ -5,12 +5,18 @@ import { Database, driverOf, type PostgresDatabase } from './driver.js';
 import { PostgresInbox } from './inbox.js';
 import { PostgresOutbox } from './outbox.js';
 import { type PruneOptions, type PruneResult, prune } from './prune.js';
-import { migrate, tablesOf } from './schema.js';
+import { migrate, migrationSql, tablesOf } from './schema.js';
 import type { PostgresTransaction } from './transaction-type.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
   /** The schema of the store's tables (a lowercase identifier). @default 'messaging_gateway' */
+  schema?: string;
+}
+
+/** Options of `store.migrationSql()`. */
+export interface MigrationSqlOptions {
+  /** The schema the SQL creates the tables in. @default the store's `schema` */
   schema?: string;
 }
 
@@ -23,6 +29,18 @@ export interface PostgresStore<D = PostgresDatabase> {
    * once). Resolves to the names of the migrations applied now: empty when up to date.
    */
   migrate(): Promise<string[]>;
+  /**
+   * The whole SQL of the tables, for your own migration tool (`prisma migrate dev --create-only`,
+   * `drizzle-kit generate --custom`, a Knex migration, Flyway): every migration in order, each
+   * creating the schema if missing, then the record of each in the schema's `migrations` table, so
+   * `migrate()` afterwards finds nothing to do. Idempotent, like `migrate()`.
+   * @example
+   * ```ts
+   * writeFileSync('prisma/migrations/20260101000000_messaging_gateway/migration.sql', store.migrationSql());
+   * ```
+   * @throws GatewayValidationError for a `schema` that is not a lowercase identifier
+   */
+  migrationSql(options?: MigrationSqlOptions): string;
   /** A `DedupeStore` whose CRM responders run in a transaction that keeps their reply (`dedupe:`). */
   readonly dedupe: PostgresDedupeStore;
   /** The transactional inbox: the handler's `dispatch`, and `work(hooks)` for workers. */
@@ -46,8 +64,9 @@ export interface PostgresStore<D = PostgresDatabase> {
   prune(options: PruneOptions): Promise<PruneResult>;
   /**
    * The transaction a listener or responder runs in (`context.tx`), typed for this store's
-   * driver: a pg `PoolClient` (or the `Client`), postgres.js's `TransactionSql`, PGlite's
-   * `Transaction`. No cast, and no other driver's types needed.
+   * driver or ORM: a pg `PoolClient` (or the `Client`), postgres.js's `TransactionSql`, PGlite's
+   * `Transaction`; Prisma's `Prisma.TransactionClient`, Drizzle's `tx`, Kysely's `Transaction<DB>`,
+   * Knex's `Knex.Transaction`. No cast, and no other driver's types needed.
    * @example
    * ```ts
    * hooks.on('message.add', async ({ data }, context) => {
@@ -65,7 +84,10 @@ export interface PostgresStore<D = PostgresDatabase> {
  * Keeps the SDK's state in the CRM's own PostgreSQL and runs the user's code in the same
  * transactions as its bookkeeping, so a contact created by a responder, a message stored by a
  * listener and a send promised in a business transaction each happen exactly once, across
- * crashes. `db` is the user's driver: a pg `Pool` or `Client`, a postgres.js `sql`, or a PGlite.
+ * crashes. `db` is the user's driver: a pg `Pool` or `Client`, a postgres.js `sql`, or a PGlite;
+ * or the user's ORM: a Prisma client (7, with a driver adapter), a Drizzle database, a Kysely or
+ * a Knex instance, whose own transaction listeners and responders then get as `tx`. On Prisma,
+ * Kysely and Knex, which expose no connection to LISTEN on, `store.deliveries` polls.
  * @example
  * ```ts
  * import { PGlite } from '@electric-sql/pglite';
@@ -89,6 +111,7 @@ export function postgresStore<D extends PostgresDatabase>(
   return {
     schema: tables.schema,
     migrate: () => migrate(database, tables),
+    migrationSql: (sqlOptions = {}) => migrationSql(tablesOf(sqlOptions.schema ?? tables.schema)),
     dedupe: new PostgresDedupeStore(database, tables),
     inbox: new PostgresInbox(database, tables),
     deliveries: new PostgresDeliveryStore(database, tables),

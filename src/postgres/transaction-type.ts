@@ -1,22 +1,29 @@
 /**
  * The transaction handle that listeners and responders get as `tx` when the store was made on a
- * database of type `D`, worked out from `D`'s own methods (no driver's types are imported, so it
- * compiles whichever drivers are installed): a pg `PoolClient` for a pg `Pool`, the `Client`
- * itself for a pg `Client`, postgres.js's `TransactionSql` for its `sql`, PGlite's `Transaction`
- * for a PGlite. `store.tx(context)` returns it.
+ * database of type `D`, worked out from `D`'s own methods (no driver's or ORM's types are
+ * imported, so it compiles whichever are installed):
+ * - Prisma: the `tx` of `$transaction(async (tx) => …)`, `Prisma.TransactionClient`;
+ * - Kysely: the `trx` of `db.transaction().execute(…)`, its `Transaction<DB>`;
+ * - the `tx` of `db.transaction(async (tx) => …)`: Drizzle's `PgTransaction` (with the
+ *   database's schema), Knex's `Knex.Transaction`, PGlite's `Transaction`;
+ * - postgres.js's `TransactionSql` for its `sql`;
+ * - a pg `PoolClient` for a pg `Pool`, the `Client` itself for a pg `Client`.
+ *
+ * `store.tx(context)` returns it.
  */
 export type PostgresTransaction<D> = D extends {
-  begin(options: string, cb: (sql: infer Tx) => unknown): unknown;
+  $transaction(fn: (tx: infer Tx) => Promise<unknown>, options?: never): unknown;
 }
   ? Tx
-  : D extends {
-        transaction(callback: (tx: infer Tx) => Promise<unknown>): Promise<unknown>;
-        waitReady: unknown;
-      }
+  : D extends { transaction(): { execute(fn: (trx: infer Tx) => Promise<unknown>): unknown } }
     ? Tx
-    : D extends {
-          totalCount: number;
-          connect(callback: (err: never, client: infer C, done: never) => void): void;
-        }
-      ? NonNullable<C>
-      : D;
+    : D extends { transaction(fn: (tx: infer Tx) => Promise<unknown>, config?: never): unknown }
+      ? Tx
+      : D extends { begin(options: string, cb: (sql: infer Tx) => unknown): unknown }
+        ? Tx
+        : D extends {
+              totalCount: number;
+              connect(callback: (err: never, client: infer C, done: never) => void): void;
+            }
+          ? NonNullable<C>
+          : D;

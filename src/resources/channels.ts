@@ -68,7 +68,11 @@ export class Channels extends Resource {
     });
   }
 
-  /** One channel (GET /v2/channels/{id}); NotFoundError when the answer holds none. */
+  /**
+   * One channel (GET /v2/channels/{id}): the one element of the answer's `data`. A 404 answer is a
+   * `NotFoundError`; a 200 whose `data` holds no channel is a `GatewayResponseError` (retryable:
+   * the SDK never invents a 404 a job queue would take as final).
+   */
   get(channelId: string, options?: RequestOptions): GatewayPromise<Channel> {
     return this.promise(async () => {
       const spec = { surface: 'v2', method: 'GET', path: `/v2/channels/${segment(channelId)}` } as const;

@@ -22,8 +22,12 @@ export interface SendManyOptions {
   onProgress?: (progress: SendManyProgress) => void;
 }
 
-/** The outcome of one item of `sendMany`. */
-export type SendManyResult = { ok: true; value: SendMessageResult } | { ok: false; error: Error };
+/**
+ * The outcome of one item of `sendMany`. A failed item's `error.requestSent` says whether it may
+ * have reached the service: `false` for an item stopped before it left (the signal, the rate
+ * limiter, a refused connection), which can be sent again without risking a second message.
+ */
+export type SendManyResult = { ok: true; value: SendMessageResult } | { ok: false; error: GatewayError };
 
 /** The call each item makes, as its errors name it: the method and the full address. */
 export interface PoolCall {
@@ -31,11 +35,14 @@ export interface PoolCall {
   url: string;
 }
 
-/** An item's failure: the call's own error, or for an item stopped by the signal a GatewayAbortError. */
-function asError(reason: unknown, signal: AbortSignal | undefined, call: PoolCall): Error {
+/**
+ * An item's failure: the call's own error (its `requestSent` as the call knows it), or for an
+ * item stopped by the signal a GatewayAbortError.
+ */
+function asError(reason: unknown, signal: AbortSignal | undefined, call: PoolCall): GatewayError {
   if (reason instanceof GatewayError) return reason;
   if (signal?.aborted) return new GatewayAbortError({ ...call, cause: signal.reason });
-  return reason instanceof Error ? reason : new GatewayError(String(reason), { cause: reason });
+  return new GatewayError(reason instanceof Error ? reason.message : String(reason), { cause: reason });
 }
 
 /**
@@ -70,7 +77,9 @@ export async function runPool<T>(
     while (next < items.length) {
       const index = next++;
       if (signal?.aborted) {
-        finish(index, { ok: false, error: asError(signal.reason, signal, call) });
+        // Never started: nothing of it left this process.
+        const error = new GatewayAbortError({ ...call, cause: signal.reason, requestSent: false });
+        finish(index, { ok: false, error });
         continue;
       }
       try {

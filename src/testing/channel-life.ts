@@ -1,6 +1,7 @@
 import type { Deliverer, DeliveryRecord } from './deliveries.js';
 import { qrPng } from './png.js';
 import type { FakeChannel, FakeState } from './state.js';
+import { v3ChannelState } from './v3-equivalents.js';
 
 /** Transports that connect with a QR code (spec: create → follow-up by transport). */
 export const QR_TRANSPORTS = new Set(['whatsapp', 'tgapi', 'viber', 'max']);
@@ -13,14 +14,6 @@ export interface ChannelPlay {
   qrLifetimeMs: number;
 }
 
-// spec: Channel status (v2 status and reason) → Channel state (API v3).
-const V3_STATE: Record<string, string> = {
-  active: 'active',
-  openelsewhere: 'openElsewhere',
-  not_enough_money: 'notEnoughMoney',
-  unauthorized: 'unauthorized',
-};
-
 /** Sets a channel's status and delivers channel.status_update (and its v3 channelsUpdates twin). */
 export async function setChannelStatus(
   d: Deliverer,
@@ -30,11 +23,15 @@ export async function setChannelStatus(
 ): Promise<DeliveryRecord[]> {
   Object.assign(channel, { status, reason, state: status });
   const { channel_id } = channel;
-  const v3State = status === 'active' ? 'active' : reason === 'qr' ? 'qr' : V3_STATE[reason ?? ''];
-  const v3 =
-    reason === 'qridle'
-      ? { channelId: channel_id, state: 'disabled', qridle: 'qridle', timestamp: Date.now() }
-      : v3State && { channelId: channel_id, state: v3State, timestamp: Date.now() };
+  const state = v3ChannelState(status, reason);
+  const v3 = state && {
+    channelId: channel_id,
+    state,
+    // spec: channelsUpdates — tier for wapi channels only; qridle when the QR expired
+    ...(channel.transport === 'wapi' && channel.tier && { tier: channel.tier }),
+    ...(reason === 'qridle' && { qridle: 'qridle' }),
+    timestamp: Date.now(),
+  };
   const made = await Promise.all([
     d.v2('channel.status_update', [{ channel_id, status, reason }]),
     v3 ? d.send({ channelsUpdates: [v3] }) : [],

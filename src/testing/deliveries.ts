@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { sleep } from '../internal/sleep.js';
+import { crmRequestOf, judgeReply, type ReplyVerdict } from './crm-replies.js';
+import { type Answer, exchange } from './receiver-answers.js';
+import { type NoTurn, now, ReceiverQueues } from './receiver-queues.js';
 import type { FakeState, FakeV3Settings } from './state.js';
+
+/**
+ * Why a delivery got no answer (its `status` is 0): `dropped` when the receiver already had as many
+ * deliveries waiting as the fake holds for one, never sent; `timedOut` when no answer came within
+ * the reply time-out (in flight, or still waiting its turn); `connection` when the connection was
+ * refused or reset; `closed` when the fake closed first.
+ */
+export type DeliveryFailure = NoTurn | 'connection';
 
 /** One webhook delivery the fake gateway made. */
 export interface DeliveryRecord {
@@ -12,10 +23,19 @@ export interface DeliveryRecord {
   url: string;
   /** The JSON body sent. */
   body: Record<string, unknown>;
-  /** The receiver's answer; 0 when none came (refused, reset, timed out); undefined while in flight. */
+  /** The receiver's answer; 0 when none came (see `failure`); undefined while in flight or waiting. */
   status: number | undefined;
   /** True for the second sending of a repeated delivery (same body, same idempotency key). */
   repeat: boolean;
+  /** The start of the receiver's answer body as text (at most 2,048 characters), once it answered. */
+  answer?: string;
+  /** Why no answer came, when `status` is 0. */
+  failure?: DeliveryFailure;
+  /**
+   * For a CRM request (v2 crm_entities.contact_add and deal_add, v3 createContact and createDeal):
+   * whether the receiver answered 200 with the reply the spec asks for, and what is wrong if not.
+   */
+  reply?: ReplyVerdict;
 }
 
 /** How the fake gateway delivers webhooks. */
@@ -31,28 +51,21 @@ export interface DeliveryOptions {
   /** When set, v3 deliveries carry `Authorization: Bearer <crmKey>` (spec: Authentication 5). */
   crmKey?: string;
   /**
-   * Called after each delivery was answered (or failed: `status` 0), with the exact body text
-   * and the headers it was sent with; `fake-gateway --record` saves them. An error it throws is
-   * ignored.
+   * How long a receiver has to answer a delivery, counted from when the fake made it (waiting its
+   * turn included), before the fake gives up on it, as the service does (ms).
+   * @default 30000 (spec: Limits → webhook reply time-out)
+   */
+  deliveryTimeoutMs?: number;
+  /**
+   * Called after each delivery that was sent was answered (or failed: `status` 0), with the exact
+   * body text and the headers it was sent with; `fake-gateway --record` saves them. A delivery
+   * dropped or given up before it was sent is not passed. An error it throws is ignored.
    */
   onDelivery?: (record: DeliveryRecord, sent: { body: string; headers: Record<string, string> }) => void;
 }
 
-/** How much of a receiver's answer the fake reads; the rest is dropped (an endless answer ends here). */
-const MAX_ANSWER_BYTES = 64 * 1024;
-
-/** Reads up to `maxBytes` of an answer's body, then stops reading it. */
-async function readBounded(res: Response, maxBytes: number): Promise<void> {
-  if (!res.body) return;
-  const reader = res.body.getReader();
-  let size = 0;
-  while (size <= maxBytes) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    size += value.byteLength;
-  }
-  await reader.cancel();
-}
+/** How much of an answer's text a record keeps. */
+const KEPT_ANSWER_CHARS = 2048;
 
 /** The v3 switch that lets each property of a v3 body through. */
 const V3_SWITCH: Record<string, keyof FakeV3Settings['subscriptions']> = {
@@ -72,8 +85,11 @@ export class Deliverer {
   readonly #state: FakeState;
   readonly #crmKey: string | undefined;
   readonly #onDelivery: DeliveryOptions['onDelivery'];
+  readonly #timeoutMs: number;
+  readonly #queues = new ReceiverQueues();
   readonly #pending = new Set<Promise<unknown>>();
-  #abort = new AbortController();
+  /** Aborted by close, for good: what is in flight is cut, and nothing starts after. */
+  readonly #abort = new AbortController();
   /** Raised by reset and close: life cycles started before stop at their next step. */
   epoch = 0;
 
@@ -83,6 +99,11 @@ export class Deliverer {
     this.stepMs = options.stepMs ?? 10;
     this.#crmKey = options.crmKey;
     this.#onDelivery = options.onDelivery;
+    this.#timeoutMs = options.deliveryTimeoutMs ?? 30_000;
+    // a timer past 2³¹−1 ms fires at once
+    if (!Number.isInteger(this.#timeoutMs) || this.#timeoutMs < 1 || this.#timeoutMs > 2 ** 31 - 1) {
+      throw new RangeError('createFakeGateway: deliveryTimeoutMs is a whole number of ms, 1 to 2147483647');
+    }
   }
 
   /** Delivers a v2 event to every address subscribed to it (spec: Events → Delivery rules). */
@@ -132,7 +153,7 @@ export class Deliverer {
   async step(epoch: number): Promise<boolean> {
     // close() ends the wait at once: a long stepMs must not hold close() for a step.
     await sleep(this.stepMs, this.#abort.signal).catch(() => {});
-    return epoch === this.epoch;
+    return epoch === this.epoch && !this.#abort.signal.aborted;
   }
 
   /** Forgets the record and stops life cycles in progress. */
@@ -141,11 +162,14 @@ export class Deliverer {
     this.records.length = 0;
   }
 
-  /** Stops life cycles and abandons deliveries in flight (close). */
+  /**
+   * Stops life cycles and abandons deliveries in flight and waiting (close); a delivery asked for
+   * later (a repeat, or one a request made while the fake closes) is abandoned unsent.
+   */
   stop(): void {
     this.epoch++;
     this.#abort.abort();
-    this.#abort = new AbortController();
+    this.#queues.close();
   }
 
   #all(targets: Omit<DeliveryRecord, 'status' | 'repeat'>[]): Promise<DeliveryRecord[]> {
@@ -171,32 +195,40 @@ export class Deliverer {
     return record;
   }
 
+  /**
+   * POSTs a delivery in its turn (see ReceiverQueues) and records the answer, or why none came.
+   * Its text is made only once it has a turn: a line of waiting deliveries holds no copy of a body.
+   */
   async #post(record: DeliveryRecord): Promise<number> {
+    const deadline = now() + this.#timeoutMs;
+    const turn = await this.#queues.turn(record.url, deadline);
+    if (typeof turn === 'string') return this.#settle(record, { status: 0, text: '', failure: turn });
     const v3 = record.api === 'v3';
     const headers: Record<string, string> = {
       // spec: API v3 webhook deliveries 1 — the content type is written so, malformed
       'content-type': v3 ? 'application/json; charset-utf-8' : 'application/json',
       ...(v3 && this.#crmKey && { authorization: `Bearer ${this.#crmKey}` }),
     };
-    const signal = AbortSignal.any([this.#abort.signal, AbortSignal.timeout(30_000)]);
-    const body = JSON.stringify(record.body);
-    record.status = await fetch(record.url, {
-      method: 'POST',
-      headers,
-      body,
-      signal,
-    })
-      .then(async (res) => {
-        await readBounded(res, MAX_ANSWER_BYTES);
-        return res.status;
-      })
-      .catch(() => 0); // spec: the service's retry policy is not shown, so nothing is retried
-    this.#state.changed();
+    const sent = { headers, body: JSON.stringify(record.body) };
+    const left = Math.min(this.#timeoutMs, Math.max(0, Math.ceil(deadline - now())));
+    const answer = await exchange(record.url, sent, this.#abort.signal, left).finally(() => turn.end());
+    this.#settle(record, answer);
     try {
-      this.#onDelivery?.(record, { body, headers });
+      this.#onDelivery?.(record, sent);
     } catch {
       // a recorder's failure never stops the fake
     }
-    return record.status;
+    return answer.status;
+  }
+
+  /** Records a delivery's answer, or why none came, and the verdict on a CRM reply. */
+  #settle(record: DeliveryRecord, answer: Omit<Answer, 'failure'> & { failure?: DeliveryFailure }): number {
+    record.status = answer.status;
+    if (answer.status !== 0) record.answer = answer.text.slice(0, KEPT_ANSWER_CHARS);
+    if (answer.failure) record.failure = answer.failure;
+    const request = crmRequestOf(record.body);
+    if (request) record.reply = judgeReply(request, answer);
+    this.#state.changed();
+    return answer.status;
   }
 }

@@ -5,6 +5,7 @@ import { Deliverer, type DeliveryOptions, type DeliveryRecord } from './deliveri
 import { fail } from './http-utils.js';
 import { entriesOf } from './inbox/delta.js';
 import { LiveUpdates } from './inbox/live-updates.js';
+import { deliveryDetail } from './inbox/log-lines.js';
 import { inboxRoutes } from './inbox/route.js';
 import { inboxSnapshot } from './inbox/snapshot.js';
 import { deliverDelete, deliverEdit, messageLife } from './lifecycles.js';
@@ -172,7 +173,12 @@ export async function createFakeGateway(options: FakeGatewayOptions = {}): Promi
   const simulate = simulator(state, deliverer);
   const live = new LiveUpdates(() => entriesOf(inboxSnapshot(state, deliverer.records, gate.records)));
   state.onChange = () => live.changed();
-  const inbox = inboxRoutes(simulate, live, () => port);
+  const inbox = inboxRoutes({
+    simulate,
+    live,
+    detail: (id) => deliveryDetail(id, deliverer.records),
+    port: () => port,
+  });
   const server = createServer((req, res) => {
     handle(req, res, inbox).catch(() => {
       if (!res.headersSent) fail(res, 500, 'internal', 'the fake gateway failed');

@@ -1,4 +1,5 @@
 import type { FakeMessage } from './state.js';
+import { v3ErrorCode } from './v3-equivalents.js';
 
 /** Chat ids and phones starting with this are unregistered: sends to them fail with bad_contact. */
 export const UNREGISTERED_PREFIX = '000';
@@ -67,12 +68,11 @@ export function statusItems(m: FakeMessage, status: string, reason: string | nul
   const v2 = { message_id: m.message_id, request_id: m.request_id, status, reason };
   if (status === 'accepted') return { v2 };
   const failed = status === 'failed';
-  const code = reason === 'bad_contact' ? 'BAD_CONTACT' : 'UNKNOWN_ERROR';
   const v3 = {
     messageId: m.message_id,
     timestamp: new Date().toISOString().slice(0, 23),
     status: failed ? 'error' : status,
-    ...(failed && { error: { error: code, description: reason ?? 'failed' } }),
+    ...(failed && { error: { error: v3ErrorCode(reason, m.body), description: reason ?? 'failed' } }),
   };
   return { v2, v3 };
 }

@@ -28,7 +28,7 @@ const TEXT_LIMIT: Record<string, number> = {
   instagram: 1000,
 };
 
-/** spec: Events → event kinds. */
+/** spec: Events → event kinds, and channel.update, which the spec's sample subscription list shows. */
 export const V2_EVENTS = new Set([
   'message.add',
   'message.status_update',
@@ -45,6 +45,7 @@ export const V2_EVENTS = new Set([
   'crm_entities.contact_add',
   'crm_entities.deal_add',
   'messages_dump.status_update',
+  'channel.update',
 ]);
 
 /** At most this many v2 subscriptions per account (the spec states no limit; the fake's memory needs one). */

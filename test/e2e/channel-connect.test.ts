@@ -223,6 +223,49 @@ describe('channels.connect', () => {
     expect(webhookListeners(hooks)).toBe(0);
   });
 
+  it('a time-out says what the flow waited for and its last step, not "no answer" from a call', async () => {
+    const client = await waitingGateway();
+    const { hooks, url } = await receiver();
+    await subscribeV2(client, url);
+    // Long enough for each step to come on a busy machine: the flow then sits at the step named.
+    const atQr = client.channels.connect(
+      { transport: 'whatsapp', credentials: {} },
+      { hooks, timeoutMs: 3000 },
+    );
+    const error = await collect(atQr).catch((e: GatewayTimeoutError) => e);
+    expect(error).toBeInstanceOf(GatewayTimeoutError);
+    expect(error).toMatchObject({ method: 'GET', timeoutMs: 3000 });
+    expect((error as Error).message).toBe(
+      `channels.connect: channel ${atQr.channelId} not active within 3000 ms: waiting for the QR code to be scanned (last step: qr)`,
+    );
+
+    const atPassword = client.channels.connect(
+      { transport: 'whatsapp', credentials: {} },
+      { hooks, timeoutMs: 3000 },
+    );
+    const unanswered = await collect(atPassword, async (step) => {
+      if (step.kind === 'qr') await gateway.simulate.scan(step.channelId, { password: '123456' });
+    }).catch((e: Error) => e);
+    expect((unanswered as Error).message).toMatch(
+      /not active within 3000 ms: waiting for the two-factor password \(submit2fa\) \(last step: password\)$/,
+    );
+  });
+
+  it('a time-out before the create is answered says no channel was created', async () => {
+    const client = clientFor(gateway);
+    const { hooks } = await receiver();
+    gateway.failNext('POST', '/v2/channels', { status: 503, delayMs: 5000 });
+    const connection = client.channels.connect(
+      { transport: 'whatsapp', credentials: {} },
+      { hooks, timeoutMs: 200 },
+    );
+    const error = await collect(connection).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(GatewayTimeoutError);
+    expect((error as Error).message).toBe(
+      'channels.connect: no channel created within 200 ms (the service did not answer the create)',
+    );
+  });
+
   it('an abort mid-way rejects with GatewayAbortError and leaves no listener', async () => {
     const client = await waitingGateway();
     const { hooks } = await receiver();

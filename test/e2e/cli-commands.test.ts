@@ -3,11 +3,21 @@
 import { describe, expect, it } from 'vitest';
 import { helpOf } from '../../src/cli/help.js';
 import { editDistance, nearest } from '../../src/cli/suggest.js';
-import { runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 
-const COMMANDS = ['send', 'channels', 'webhooks', 'v3', 'fake-gateway', 'trigger', 'replay', 'decode'];
+const COMMANDS = [
+  'send',
+  'channels',
+  'webhooks',
+  'v3',
+  'fake-gateway',
+  'trigger',
+  'replay',
+  'decode',
+  'completion',
+];
 
-describe('unknown commands', () => {
+describe('unknown commands', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'main']) {
     it(`"${name}" is an unknown command: exit 2, no stack`, async () => {
       const { code, stdout, stderr } = await runBin([name]);
@@ -37,7 +47,7 @@ describe('unknown commands', () => {
   });
 });
 
-describe('--json when the command line is wrong', () => {
+describe('--json when the command line is wrong', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('prints one JSON document with the error on standard output, exit 2', async () => {
     const { code, stdout } = await runBin(['channels', 'get', '--json']);
     expect(code).toBe(2);
@@ -58,7 +68,7 @@ describe('--json when the command line is wrong', () => {
   });
 });
 
-describe('help', () => {
+describe('help', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('`help <command>` prints the same help as `<command> --help`, exit 0', async () => {
     for (const topic of [['send'], ['channels', 'connect']]) {
       const viaHelp = await runBin(['help', ...topic]);

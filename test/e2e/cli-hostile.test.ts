@@ -2,9 +2,9 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { overridesFrom } from '../../src/cli/set-path.js';
+import { MAX_SET_DEPTH, overridesFrom } from '../../src/cli/set-path.js';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
-import { runBin, startBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -12,7 +12,7 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
 });
 
-describe('--set paths', () => {
+describe('--set paths', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const segment of ['__proto__', 'constructor', 'prototype']) {
     it(`refuses a "${segment}" segment and leaves Object.prototype alone`, () => {
       expect(() => overridesFrom([`data.0.${segment}.polluted=yes`])).toThrow(/--set.*not allowed/);
@@ -24,6 +24,43 @@ describe('--set paths', () => {
   it('refuses an index that would build a huge array', () => {
     expect(() => overridesFrom(['data.10000000=x'])).toThrow(/index 10000000 is too large \(at most/);
     expect(overridesFrom(['data.2=x'])).toEqual({ data: [{}, {}, 'x'] });
+  });
+
+  it('refuses a path deeper than MAX_SET_DEPTH, naming the limit; sets one at the limit', () => {
+    const deep = Array.from({ length: 30_000 }, () => 'a').join('.');
+    expect(() => overridesFrom([`${deep}=1`])).toThrow(
+      `the path has 30000 segments; at most ${MAX_SET_DEPTH}`,
+    );
+    const atLimit = Array.from({ length: MAX_SET_DEPTH }, () => 'a');
+    let node: unknown = overridesFrom([`${atLimit.join('.')}=1`]);
+    for (const step of atLimit) node = (node as Record<string, unknown>)[step];
+    expect(node).toBe('1');
+  });
+
+  it('refuses a :=json value nested deeper than MAX_SET_DEPTH', () => {
+    const nested = `${'['.repeat(30_000)}${']'.repeat(30_000)}`;
+    expect(() => overridesFrom([`data.0.text:=${nested}`])).toThrow(
+      `nests more than ${MAX_SET_DEPTH} levels deep`,
+    );
+    const fits = `${'['.repeat(MAX_SET_DEPTH)}${']'.repeat(MAX_SET_DEPTH)}`;
+    expect(() => overridesFrom([`x:=${fits}`])).not.toThrow();
+  });
+
+  it('the bin exits 2, naming the limit, on a 30,000-segment path or value, and sends nothing', async () => {
+    let requests = 0;
+    const { url, close } = await listen((_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    closers.push(close);
+    const deep = Array.from({ length: 30_000 }, () => 'a').join('.');
+    for (const set of [`${deep}=1`, `data.0.text:=${'['.repeat(30_000)}${']'.repeat(30_000)}`]) {
+      const { code, stderr } = await runBin(['trigger', 'message.add', '--to', url, '--set', set]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${MAX_SET_DEPTH}`);
+      expect(stderr).not.toMatch(/call stack/);
+    }
+    expect(requests).toBe(0);
   });
 
   it('the bin exits 2 on such a path without sending anything', async () => {
@@ -40,7 +77,7 @@ describe('--set paths', () => {
   });
 });
 
-describe('decode under hostile input', () => {
+describe('decode under hostile input', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('stops reading an endless standard input past 5 MiB with a clear message, exit 1', async () => {
     const child = startBin(['decode']);
     let stderr = '';
@@ -88,7 +125,7 @@ describe('decode under hostile input', () => {
   });
 });
 
-describe('trigger under hostile input', () => {
+describe('trigger under hostile input', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('stops reading an endless answer past 1 MiB, exit 1', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });

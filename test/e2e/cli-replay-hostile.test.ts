@@ -10,7 +10,7 @@ import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 import { freePort, listen } from '../support/servers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -37,7 +37,7 @@ async function receiver() {
 
 const delivery = (seed: string) => JSON.stringify(buildWebhook('message.add', {}, { seed }));
 
-describe('replay reads only bounded regular files', () => {
+describe('replay reads only bounded regular files', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('does not wait on a hostile Content-Length in a sidecar: the delivery is sent and answered', async () => {
     const dir = folder();
     writeFileSync(join(dir, '0001-message.add.json'), delivery('a'));
@@ -47,7 +47,7 @@ describe('replay reads only bounded regular files', () => {
     const run = await runBin(['replay', dir, '--to', target.url]);
     expect(run.stderr).toBe('');
     expect([run.code, target.received.length]).toEqual([0, 1]);
-  }, 10_000);
+  });
 
   it('refuses a FIFO body at once, ignores a FIFO sidecar, and goes on with the other files', async () => {
     const dir = folder();
@@ -65,7 +65,7 @@ describe('replay reads only bounded regular files', () => {
     expect(named.code).toBe(1);
     expect(named.stderr).toMatch(/fifo\.json is not a regular file; not read \(NotAFileError\); not sent/);
     expect(target.received).toHaveLength(1);
-  }, 10_000);
+  });
 
   it('never follows a link in a folder, and names a linked file it refuses', async () => {
     const dir = folder();
@@ -97,7 +97,47 @@ describe('replay reads only bounded regular files', () => {
   });
 });
 
-describe('replay --new-keys', () => {
+describe('replay --only-to against hostile sidecars', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
+  it('a receiver that is no http(s) address, or megabytes long, is no receiver: never printed', async () => {
+    const dir = folder();
+    const sidecars = {
+      '0001': { receiver: 'javascript:alert(document.cookie)//', query: '?secret=s1' },
+      '0002': { receiver: `http://127.0.0.1:9/${'a'.repeat(10_000)}`, query: '?secret=s2' },
+      '0003': { receiver: `http://127.0.0.1:9/${'a'.repeat(10 * 1024 * 1024)}` },
+      '0004': { receiver: 'http://127.0.0.1:9/hooks\u001b[2J\u009b31m', query: '?secret=s4' },
+    };
+    for (const [n, sidecar] of Object.entries(sidecars)) {
+      writeFileSync(join(dir, `${n}-message.add.json`), delivery(n));
+      writeFileSync(join(dir, `${n}-message.add.meta.json`), JSON.stringify(sidecar));
+    }
+    const target = await receiver();
+    const text = await runBin(['replay', dir, '--only-to', target.url]);
+    expect([text.code, text.stderr, target.received]).toEqual([0, '', []]);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines.map((l) => l.replace(/^.*\/(\d{4})-message\.add\.json: /, '$1 '))).toEqual([
+      '0001 no receiver recorded; skipped (--only-to)',
+      '0002 no receiver recorded; skipped (--only-to)',
+      '0003 no receiver recorded; skipped (--only-to)',
+      '0004 recorded for another receiver (http://127.0.0.1:9/hooks%1B[2J%C2%9B31m?secret=…); skipped (--only-to)',
+    ]);
+    expect(text.stdout).not.toMatch(/javascript|s1|s2|s4/);
+    for (const control of ['\u001b', '\u009b']) expect(text.stdout).not.toContain(control);
+
+    const json = await runBin(['replay', dir, '--only-to', target.url, '--json']);
+    const docs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(docs.map(({ skipped, recordedFor }) => [skipped, recordedFor])).toEqual([
+      ['no receiver recorded', undefined],
+      ['no receiver recorded', undefined],
+      ['no receiver recorded', undefined],
+      ['recorded for another receiver', 'http://127.0.0.1:9/hooks%1B[2J%C2%9B31m?secret=…'],
+    ]);
+  });
+});
+
+describe('replay --new-keys', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('a receiver that already took the deliveries answers duplicate; with --new-keys it takes them again', async () => {
     const dir = folder();
     writeFileSync(join(dir, '0001-message.add.json'), delivery('e'));
@@ -114,7 +154,7 @@ describe('replay --new-keys', () => {
   });
 });
 
-describe('a receiver that cannot be reached', () => {
+describe('a receiver that cannot be reached', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const command of ['trigger', 'replay'] as const) {
     it(`${command} --json prints one JSON document with the error; the text names the real cause`, async () => {
       const port = await freePort();
@@ -141,7 +181,7 @@ describe('a receiver that cannot be reached', () => {
   }
 });
 
-describe('send with both --text and --file', () => {
+describe('send with both --text and --file', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('says they are exclusive, exit 2', async () => {
     const args = 'send --channel c --to whatsapp:79001234567 --text Hi --file https://x.test/a.pdf';
     const run = await runBin(args.split(' '));

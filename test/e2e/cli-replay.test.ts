@@ -10,7 +10,7 @@ import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { runBin, startBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin, startBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -29,15 +29,25 @@ async function receiver() {
   return { received, url: `${server.url}/hooks` };
 }
 
-describe('messaging-gateway replay', () => {
+/** `fake-gateway --record` into a new folder: its first line (url, token), and what stops it. */
+async function recordingGateway() {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
+  closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  const child = startBin(['fake-gateway', '--json', '--quiet', '--record', dir]);
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const lines = createInterface({ input: child.stdout });
+  const started = JSON.parse(await new Promise<string>((r) => lines.once('line', r)));
+  const stop = async () => {
+    child.kill('SIGINT');
+    await exited;
+  };
+  return { dir, started: started as { url: string; token: string }, stop };
+}
+
+describe('messaging-gateway replay', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('replays what fake-gateway --record saved: same decoded webhooks, same answers, in order', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mg-record-'));
-    closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const first = await receiver();
-    const child = startBin(['fake-gateway', '--json', '--quiet', '--record', dir]);
-    const exited = new Promise((resolve) => child.on('close', resolve));
-    const lines = createInterface({ input: child.stdout });
-    const started = JSON.parse(await new Promise<string>((r) => lines.once('line', r)));
+    const { dir, started, stop } = await recordingGateway();
     try {
       const client = new GatewayClient({ baseUrl: started.url, token: started.token });
       await client.webhooks.subscribe([
@@ -56,13 +66,12 @@ describe('messaging-gateway replay', () => {
       await expect
         .poll(
           () => first.received.filter((w) => w.api === 'v2' && w.event === 'message.status_update').length,
-          { timeout: 5000 },
+          { timeout: 60_000 },
         )
         .toBe(4);
     } finally {
-      child.kill('SIGINT');
+      await stop();
     }
-    await exited;
     const bodies = readdirSync(dir).filter((n) => !n.endsWith('.meta.json'));
     expect(bodies.length).toBe(first.received.length);
     const sidecar = JSON.parse(
@@ -85,6 +94,72 @@ describe('messaging-gateway replay', () => {
       .map((l) => JSON.parse(l));
     expect(answers.map((a) => [a.ok, a.status])).toEqual(bodies.map(() => [true, 200]));
     expect(third.received).toEqual(first.received);
+  });
+
+  it("a recording holds the bin's own temporary receivers' deliveries: replay says whose they are, --only-to sends only yours", async () => {
+    const mine = await receiver();
+    const { dir, started, stop } = await recordingGateway();
+    try {
+      const client = new GatewayClient({ baseUrl: started.url, token: started.token });
+      await client.webhooks.subscribe([
+        { url: `${mine.url}?secret=q-secret`, event: 'message.status_update' },
+      ]);
+      const [channel] = await client.channels.create({
+        transport: 'telegram',
+        credentials: { telegram_token: 't' },
+      });
+      const env = { GATEWAY_BASE_URL: started.url, GATEWAY_TOKEN: started.token };
+      const args = ['--channel', channel?.channel_id as string, '--to', 'telegram:42', '--text', 'Hi'];
+      // send --wait subscribes a receiver of its own, with a secret of its own, for this run only
+      const sent = await runBin(['send', ...args, '--wait', 'read', '--listen', '0'], '', env);
+      expect(sent.code, sent.stderr).toBe(0);
+      await expect.poll(() => mine.received.length, { timeout: 60_000 }).toBe(4); // the fake's four statuses of a send
+    } finally {
+      await stop();
+    }
+    const sidecars = readdirSync(dir)
+      .filter((n) => n.endsWith('.meta.json'))
+      .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')));
+    const theirs = sidecars.filter((c) => c.receiver !== mine.url);
+    expect(theirs.length).toBeGreaterThan(0);
+    const sendWaitSecret = new URLSearchParams(theirs[0].query).get('secret') as string;
+    expect(sendWaitSecret).toBeTruthy();
+
+    // replayed into the receiver they were recorded for: its own are duplicates (200), the others
+    // carry the temporary receiver's secret (401), and each of those lines says so
+    const all = await runBin(['replay', dir, '--to', mine.url]);
+    expect(all.code).toBe(1);
+    const notMine = all.stdout.split('\n').filter((l) => l.includes('recorded for another receiver'));
+    expect(notMine).toHaveLength(theirs.length);
+    for (const line of notMine)
+      expect(line).toMatch(
+        /, recorded for another receiver \(http:\/\/127\.0\.0\.1:\d+\/hooks\?secret=…\) → 401 /,
+      );
+    expect(all.stdout + all.stderr).not.toContain(sendWaitSecret);
+    expect(all.stdout + all.stderr).not.toContain('q-secret');
+
+    const target = await receiver();
+    const only = await runBin(['replay', dir, '--only-to', mine.url, '--to', target.url]);
+    expect(only.code, only.stdout + only.stderr).toBe(0);
+    expect(only.stdout.match(/→ 200 OK/g)?.length).toBe(sidecars.length - theirs.length);
+    expect(
+      only.stdout.match(
+        /: recorded for another receiver \(http:\/\/127\.0\.0\.1:\d+\/hooks\?secret=…\); skipped \(--only-to\)/g,
+      )?.length,
+    ).toBe(theirs.length);
+    expect(only.stdout).not.toContain(sendWaitSecret);
+    expect(target.received).toHaveLength(sidecars.length - theirs.length);
+
+    // --only-to alone sends to that receiver; --json names whose each skipped delivery was
+    const json = await runBin(['replay', dir, '--only-to', mine.url, '--json']);
+    expect(json.code).toBe(0);
+    const docs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(docs.filter((d) => d.skipped)).toHaveLength(theirs.length);
+    expect(docs.filter((d) => d.status === 200)).toHaveLength(sidecars.length - theirs.length);
+    expect(json.stdout).not.toContain(sendWaitSecret);
   });
 
   it('--set changes a field of each body before it is sent', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
-import { type BinRun, runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, type BinRun, runBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const ESC = '\u001b';
@@ -70,7 +70,7 @@ function expectShownNotObeyed(run: BinRun): void {
   expect(text).toContain('\\u001b');
 }
 
-describe('text output never passes a control sequence through', () => {
+describe('text output never passes a control sequence through', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('channels list and channels get', async () => {
     for (const args of [
       ['channels', 'list'],
@@ -122,7 +122,7 @@ describe('text output never passes a control sequence through', () => {
   });
 });
 
-describe('a service error that echoes an address, and --json', () => {
+describe('a service error that echoes an address, and --json', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it("masks the receiver's secret in a service error's text", async () => {
     const run = await bin(['channels', 'get', 'echo']);
     expect(run.code).toBe(1);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { GatewayClient, V3_TEST_POST_FAILED, type V3WebhookSettingsParams } from '../../src/index.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { parseV3Webhook } from '../../src/webhooks/decode/parse.js';
-import { runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 let gateway: FakeGateway;
@@ -56,7 +56,7 @@ describe('v3.webhooks.update with some of the four switches', () => {
   });
 });
 
-describe('v3 set --switch', () => {
+describe('v3 set --switch', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('sends only the switches named, and prints those', async () => {
     const env = { GATEWAY_BASE_URL: gateway.url, GATEWAY_API_KEY: gateway.apiKey };
     const run = await runBin(

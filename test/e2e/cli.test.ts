@@ -8,7 +8,7 @@ import { GatewayClient } from '../../src/client.js';
 import { createNodeMiddleware } from '../../src/webhooks/adapters/node.js';
 import type { Webhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { runBin } from '../support/run-bin.js';
+import { BIN_RUNS_TIMEOUT_MS, runBin } from '../support/run-bin.js';
 import { listen } from '../support/servers.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -21,7 +21,7 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
 });
 
-describe('messaging-gateway --help', () => {
+describe('messaging-gateway --help', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   for (const command of ['', 'fake-gateway', 'trigger', 'decode']) {
     it(`prints the help of ${command || 'the bin'} and exits 0`, async () => {
       const { code, stdout } = await run([...(command ? [command] : []), '--help']);
@@ -38,7 +38,7 @@ describe('messaging-gateway --help', () => {
   });
 });
 
-describe('messaging-gateway decode', () => {
+describe('messaging-gateway decode', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('prints the kind and items of a valid delivery (golden)', async () => {
     const { code, stdout } = await run(['decode', fixture('v2/message.add--inbound-whatsapp-text.json')]);
     expect(code).toBe(0);
@@ -67,7 +67,7 @@ describe('messaging-gateway decode', () => {
   });
 });
 
-describe('messaging-gateway trigger', () => {
+describe('messaging-gateway trigger', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   async function receiver() {
     const hooks = new WebhookHandler({ secret: 's3cret', v3AuthToken: 'crm-key', awaitListeners: true });
     const received: Webhook[] = [];
@@ -135,7 +135,7 @@ describe('messaging-gateway trigger', () => {
   });
 });
 
-describe('messaging-gateway fake-gateway', () => {
+describe('messaging-gateway fake-gateway', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('prints its address, token and API key, answers a client, logs the request, and stops on SIGINT', async () => {
     const child = spawn(process.execPath, [...CLI, 'fake-gateway', '--json', '--token', 'cli-token'], {
       stdio: ['ignore', 'pipe', 'inherit'],

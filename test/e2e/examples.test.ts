@@ -3,10 +3,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hasPostgresServer } from '../support/postgres-targets.js';
 
 describe('examples/ run against the fake gateway when no credentials are set', () => {
   it('npm run examples: every example exits 0, and at GATEWAY_LOG=debug no log line holds a secret, a text or a full phone', {
-    timeout: 180_000,
+    timeout: 420_000, // a safety net: every example, two of them starting a PGlite, one a PostgreSQL
   }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgsdk-log-'));
     const logFile = join(dir, 'log.jsonl');
@@ -26,6 +27,14 @@ describe('examples/ run against the fake gateway when no credentials are set', (
       });
       expect(run.stdout).toMatch(/\d+ passed, 0 failed/);
       expect(run.status, run.stderr).toBe(0);
+      // The guide's ORM examples (docs/postgres.md), Prisma's on a private PostgreSQL the runner
+      // starts: one contact for a repeated CRM request, the message saved, the send read.
+      for (const example of ['drizzle-crm.ts', ...(hasPostgresServer() ? ['prisma-crm.ts'] : [])]) {
+        const output = run.stdout.split('── examples/').find((part) => part.startsWith(example));
+        expect(output, example).toContain('contacts: 1');
+        expect(output, example).toMatch(/outbox row \d+ read/);
+        expect(output, example).toContain("messages saved by the worker: [ 'Where is my order?' ]");
+      }
 
       const lines = readFileSync(logFile, 'utf8')
         .split('\n')

@@ -1,7 +1,8 @@
 // The fake gateway answers and delivers as the service does for what the spec states, over raw
 // HTTP on 127.0.0.1: nothing here goes through the SDK's own request checks, so every rule below
-// is the fake's.
+// is the fake's (the SDK gives only the list of the events it may subscribe to).
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { V2_EVENTS } from 'messaging-gateway-sdk';
 import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -192,6 +193,16 @@ describe('webhook subscriptions (API v2)', () => {
       expect((await api('POST', '/v2/webhooks', { data: [{ url, event: 'message.add' }] })).status).toBe(400);
     }
     expect(gateway.subscriptions.size).toBe(0);
+  });
+
+  it("takes every event the SDK subscribes to: the spec's list, and channel.update of its sample list", async () => {
+    const events = [...V2_EVENTS];
+    expect(events).toContain('channel.update');
+    const res = await subscribe(...events);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((s: { event: string }) => s.event)).toEqual(events);
+    const made = await gateway.simulate.deliver({ event: 'channel.update', data: [{ channel_id: 'c' }] });
+    expect(made.map((d) => d.status)).toEqual([200]);
   });
 
   it('refuses 400 a DELETE without data', async () => {

@@ -4,14 +4,14 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { GatewayClient } from 'messaging-gateway-sdk';
-import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
+import { buildWebhook, createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
 import { createNodeMiddleware, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_REASONS } from '../../src/schemas/reasons.js';
 import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
 import { openInboxPage } from '../support/chromium.js';
-import { listen } from '../support/servers.js';
+import { freePort, listen } from '../support/servers.js';
 import { PARTS, skipWithout } from '../support/system-parts.js';
 
 // Once per CI run (the Node 24 pass), as the framework tests.
@@ -133,7 +133,13 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
 
   it("delivers what is typed as the customer (keyboard only) to the CRM's handler as message.add", async () => {
     const chat = '[data-chat="79001234567"]';
-    await page.focus(`${chat} textarea`);
+    // the box is folded behind its button; pressing it opens the box with the keyboard in it
+    expect(await page.isVisible(`${chat} textarea`)).toBe(false);
+    expect(await page.getAttribute(`${chat} button.write`, 'aria-expanded')).toBe('false');
+    await page.focus(`${chat} button.write`);
+    await page.keyboard.press('Enter');
+    expect(await page.getAttribute(`${chat} button.write`, 'aria-expanded')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('TEXTAREA');
     await page.keyboard.type('Thanks, I will pick it up at 5');
     await page.keyboard.press('Tab'); // to "Send as the customer"
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Send as the customer');
@@ -141,7 +147,10 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     await delivered((r) => r.kind === 'message.add' && r.text === 'Thanks, I will pick it up at 5');
     await page.waitForSelector(`${chat} .msg.in .text:text-is("Thanks, I will pick it up at 5")`);
     expect(await page.inputValue(`${chat} textarea`)).toBe('');
+    expect(await page.isVisible(`${chat} textarea`)).toBe(true); // stays open for the next message
     await shot('customer');
+    await page.click(`${chat} button.write`);
+    expect(await page.isVisible(`${chat} textarea`)).toBe(false);
   });
 
   it('moves the focus from a status button pressed from the keyboard to the next step, Read', async () => {
@@ -277,11 +286,57 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     expect(subscriptions).toContain('?secret=…');
     expect(subscriptions).not.toContain(SECRET);
     await page.waitForSelector('#requests li:text("POST /v2/messages → 200")');
-    await page.waitForSelector('#deliveries li:text("v2 message.add")');
-    expect(await page.textContent('#deliveries')).toMatch(
-      /message\.status_update → http:\/\/127\.0\.0\.1:\d+\/hooks\?secret=… → 200/,
-    );
+    // each delivery says what it carried: the status and the start of its message's text
+    const line = '#deliveries li:has-text(\'message.status_update delivered · "Your order #1042…" → 200\')';
+    await page.waitForSelector(line);
+    await page.click(`${line} summary`);
+    await page.waitForSelector(`${line} pre`);
+    const detail = (await page.textContent(`${line} .detail`)) ?? '';
+    expect(detail).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/hooks\?secret=…/);
+    expect(detail).toContain('"event": "message.status_update"'); // opened, the body is whole
+    expect(detail).toContain('"status": "delivered"');
+    expect(detail).not.toContain(SECRET);
+    expect(await page.textContent(`${line} .detail pre:nth-of-type(2)`)).toMatch(/^200/);
+    await shot('log-line');
     expect(await page.textContent('body')).not.toContain(gateway.token);
+  });
+
+  it("shows the CRM's reply to a contact request and the fake's verdict on it", async () => {
+    const crm = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"Alice"}'));
+    });
+    try {
+      await client.webhooks.subscribe([
+        { url: `${crm.url}/crm?secret=${SECRET}`, event: 'crm_entities.contact_add' },
+      ]);
+      await gateway.simulate.deliver(buildWebhook('crm_entities.contact_add', { data: [{ name: 'Alice' }] }));
+      const line =
+        '#deliveries li:has-text(\'crm_entities.contact_add "Alice" → 200 · reply wrong: id: a non-empty string is required\')';
+      await page.waitForSelector(line);
+      expect(await page.$eval(`${line} .reply`, (e) => getComputedStyle(e).color)).toBe('rgb(180, 35, 24)');
+      await page.click(`${line} summary`);
+      await page.waitForSelector(`${line} .detail p.reply`);
+      expect(await page.textContent(`${line} .detail`)).toContain('{"name":"Alice"}');
+      expect(await page.textContent(`${line} .detail p.reply`)).toBe(
+        'The reply is not what the spec asks for: id: a non-empty string is required',
+      );
+      await shot('crm-reply');
+    } finally {
+      await crm.close();
+    }
+  });
+
+  it('logs why a delivery got no answer, in words', async () => {
+    // nothing listens there: the connection is refused at once (the fake's bounds on a receiver
+    // that never answers are in fake-gateway-slow-receiver.test.ts; the page shows each reason so)
+    const nowhere = `http://127.0.0.1:${await freePort()}/x`;
+    await client.webhooks.subscribe([{ url: nowhere, event: 'channel.waba_tier_update' }]);
+    const [record] = await gateway.simulate.deliver(buildWebhook('channel.waba_tier_update'));
+    expect(record).toMatchObject({ status: 0, failure: 'connection' });
+    await page.waitForSelector(
+      '#deliveries li:has-text("channel.waba_tier_update TIER_1K") .code.bad:text("no answer: the connection was refused or reset")',
+    );
   });
 
   it('reads in one column at 360 px, without scrolling sideways', async () => {

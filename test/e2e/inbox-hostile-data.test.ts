@@ -76,3 +76,43 @@ describe.skipIf(skip)('the inbox page fed hostile data, in a headless browser', 
     expect(await textsOf('7900000003')).toEqual(['m9', ...live]);
   });
 });
+
+describe.skipIf(skip)('the inbox page opened on 500 long messages, in a headless browser', () => {
+  it('shows every message whole, though its first update comes in many events', async () => {
+    const held = await createFakeGateway({
+      autoStatuses: false,
+      rateLimit: false,
+      channels: [{ channel_id: 'ch-long', name: 'Long' }],
+    });
+    let opened: { browser: Browser; page: Page } | undefined;
+    try {
+      // 4096 characters each (the whatsapp limit), which JSON writes as 6 bytes each: 12 MiB in all
+      const text = (i: number) => `${String(i).padStart(3, '0')}${'\u0001'.repeat(4093)}`;
+      for (let i = 0; i < 500; i++) {
+        const res = await fetch(`${held.url}/v2/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${held.token}` },
+          body: JSON.stringify({
+            channel_id: 'ch-long',
+            recipient: { chat_type: 'whatsapp', chat_id: `7900000${i % 10}` },
+            text: text(i),
+          }),
+        });
+        expect(res.status).toBe(200);
+      }
+      // laying out 2 million characters takes a loaded machine many seconds: generous waits
+      opened = await openInboxPage(held.url, async (opening) => opening.setDefaultTimeout(60_000));
+      const shown = () => opened?.page.$$eval('.msg .text', (nodes) => nodes.map((n) => n.textContent ?? ''));
+      await expect.poll(async () => (await shown())?.length, { timeout: 60_000 }).toBe(500);
+      const texts = (await shown()) ?? [];
+      expect(texts.map((t) => t.slice(0, 3)).sort()).toEqual(
+        Array.from({ length: 500 }, (_, i) => String(i).padStart(3, '0')),
+      );
+      expect(texts.every((t) => t === text(Number(t.slice(0, 3))))).toBe(true);
+      expect(await opened.page.$$eval('.chat .earlier:not([hidden])', (n) => n.length)).toBe(0);
+    } finally {
+      await opened?.browser.close();
+      await held.close();
+    }
+  }, 180_000);
+});

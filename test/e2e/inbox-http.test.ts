@@ -3,9 +3,11 @@
 // with the gateway). The page itself runs in a browser in inbox-browser.test.ts.
 import { request } from 'node:http';
 import { GatewayClient } from 'messaging-gateway-sdk';
-import { createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
+import { buildWebhook, createFakeGateway, type FakeGateway } from 'messaging-gateway-sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PAGE_BYTES } from '../../src/testing/inbox/event-pages.js';
 import { MAX_LISTENERS } from '../../src/testing/inbox/live-updates.js';
+import { listen } from '../support/servers.js';
 
 let gateway: FakeGateway;
 let pageToken: string;
@@ -87,6 +89,8 @@ describe('the inbox page is served by the fake at its own URL', () => {
     for (const [file, type] of [
       ['inbox.css', 'text/css'],
       ['inbox.js', 'text/javascript'],
+      ['inbox-live.js', 'text/javascript'],
+      ['inbox-log.js', 'text/javascript'],
     ]) {
       const asset = await fetch(`${gateway.url}/_inbox/${file}`);
       expect(asset.headers.get('content-type')).toContain(type);
@@ -94,6 +98,10 @@ describe('the inbox page is served by the fake at its own URL', () => {
     }
     expect(gateway.requests).toEqual([]);
     expect((await fetch(`${gateway.url}/_inbox/nope`)).status).toBe(404);
+    // the page itself is served at / only; names of Object.prototype are no files
+    for (const name of ['index.html', 'constructor', 'toString', '__proto__']) {
+      expect((await fetch(`${gateway.url}/_inbox/${name}`)).status, name).toBe(404);
+    }
   });
 
   it('answers HEAD as GET, without the body (curl -I, link checkers)', async () => {
@@ -221,3 +229,129 @@ describe("the inbox's live updates", () => {
     gateway = await createFakeGateway(); // afterEach closes it
   });
 });
+
+describe("the inbox's first update, with 500 long messages held", () => {
+  it(`comes in events of at most ${PAGE_BYTES} bytes that together hold every message`, async () => {
+    // 500 texts of 4096 characters that JSON writes as 6 bytes each: 12 MiB in all
+    const text = '\u0001'.repeat(4096);
+    for (let i = 0; i < 500; i++) {
+      const recipient = { chat_type: 'whatsapp', chat_id: `7900000${i % 10}` };
+      const res = await fetch(`${gateway.url}/v2/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.token}` },
+        body: JSON.stringify({ channel_id: 'ch', recipient, text }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const res = await fetch(`${gateway.url}/_inbox/events?t=${pageToken}`);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    const sizes: number[] = [];
+    const messages = new Map<string, { text: string }>();
+    let buffered = '';
+    let whole = false;
+    while (!whole) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += decoder.decode(value, { stream: true });
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const data = /^data: (.*)$/m.exec(buffered.slice(0, end))?.[1] ?? '{}';
+        buffered = buffered.slice(end + 2);
+        sizes.push(Buffer.byteLength(data));
+        const delta = JSON.parse(data);
+        expect(delta.reset === true).toBe(sizes.length === 1);
+        for (const [key, entry] of delta.set) if (key.startsWith('m:')) messages.set(key, entry);
+        whole = !delta.more;
+      }
+    }
+    await reader.cancel();
+    console.log(
+      `first update: ${sizes.length} events, ${(sizes.reduce((a, b) => a + b) / 2 ** 20).toFixed(1)} MiB`,
+    );
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(PAGE_BYTES + 200);
+    expect(messages.size).toBe(500);
+    expect([...messages.values()].every((m) => m.text === text)).toBe(true);
+  });
+});
+
+describe("the inbox log's opened lines", () => {
+  let hookUrl: string;
+  let closeHook: () => Promise<void>;
+  beforeEach(async () => {
+    const hook = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"Alice"}'));
+    });
+    closeHook = hook.close;
+    hookUrl = `${hook.url}/hooks?secret=s3cr3t`;
+    const res = await fetch(`${gateway.url}/v2/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.token}` },
+      body: JSON.stringify({ data: [{ url: hookUrl, event: 'crm_entities.contact_add' }] }),
+    });
+    expect(res.status).toBe(200);
+  });
+  afterEach(() => closeHook());
+
+  /** The number of the log line of the last delivery, as the page is sent it. */
+  async function lastLine(): Promise<number> {
+    const res = await fetch(`${gateway.url}/_inbox/events?t=${pageToken}`);
+    const { all } = await snapshotsOf(res);
+    return (
+      all
+        .filter((k) => k.startsWith('d:'))
+        .map((k) => Number(k.slice(2)))
+        .sort((a, b) => a - b)
+        .at(-1) ?? 0
+    );
+  }
+
+  it('hold the body sent, the answer and the verdict on the reply; only for the page', async () => {
+    await gateway.simulate.deliver(buildWebhook('crm_entities.contact_add', { data: [{ name: 'Alice' }] }));
+    const id = await lastLine();
+    expect((await fetch(`${gateway.url}/_inbox/log/${id}`)).status).toBe(403);
+    expect((await fetch(`${gateway.url}/_inbox/log/${id}?t=guessed`)).status).toBe(403);
+    const res = await fetch(`${gateway.url}/_inbox/log/${id}?t=${pageToken}`);
+    expect(res.status).toBe(200);
+    const detail = await res.json();
+    expect(detail).toMatchObject({
+      url: expect.stringMatching(/\/hooks\?secret=…$/),
+      status: 200,
+      failure: null,
+      answer: '{"name":"Alice"}',
+      replyIssues: ['id: a non-empty string is required'],
+    });
+    expect(JSON.parse(detail.body)).toMatchObject({
+      event: 'crm_entities.contact_add',
+      data: [{ name: 'Alice' }],
+    });
+    expect(JSON.stringify(detail)).not.toContain('s3cr3t');
+  });
+
+  it('answer 404 for a line the fake no longer holds, or a path that names none', async () => {
+    for (const path of ['log/999999', 'log/0', 'log/x', 'log/1/2', 'log/']) {
+      expect((await fetch(`${gateway.url}/_inbox/${path}?t=${pageToken}`)).status, path).toBe(404);
+    }
+  });
+});
+
+/** The keys of the first update of an event stream, once whole. */
+async function snapshotsOf(res: Response) {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const all: string[] = [];
+  let buffered = '';
+  for (let whole = false; !whole; ) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+    for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+      const delta = JSON.parse(/^data: (.*)$/m.exec(buffered.slice(0, end))?.[1] ?? '{}');
+      buffered = buffered.slice(end + 2);
+      all.push(...delta.set.map(([key]: [string]) => key));
+      whole = !delta.more;
+    }
+  }
+  await reader.cancel();
+  return { all };
+}

@@ -130,6 +130,15 @@ describe('client → fake gateway → webhooks → DeliveryTracker', () => {
     expect(texts).toEqual(['once']);
   });
 
+  it("takes every event the SDK subscribes to, channel.update of the spec's sample list included", async () => {
+    const client = clientFor(gateway);
+    const now = await client.webhooks.ensure(hookUrl, ['channel.update', 'channel.status_update']);
+    expect(now.map((s) => s.event).sort()).toEqual(['channel.status_update', 'channel.update']);
+    await gateway.simulate.deliver(buildWebhook('channel.update'));
+    await hooks.drain();
+    expect(received).toMatchObject([{ api: 'v2', event: 'channel.update' }]);
+  });
+
   it('creates a channel: QR then active, kept by the fake and listed', async () => {
     const client = clientFor(gateway);
     await client.webhooks.ensure(hookUrl, ['channel.create', 'channel.qr_update', 'channel.status_update']);

@@ -6,6 +6,30 @@ import { runBin } from '../support/run-bin.js';
 
 const server = postgresTargets().find((target) => target.name === 'pg');
 
+describe('messaging-gateway postgres sql', () => {
+  it('prints the whole SQL for a schema, connecting to nothing; --json as one document', async () => {
+    const text = await runBin(['postgres', 'sql', '--schema', 'crm_gateway'], undefined, {
+      DATABASE_URL: '',
+    });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('CREATE SCHEMA IF NOT EXISTS "crm_gateway";');
+    expect(text.stdout).toContain('CREATE TABLE IF NOT EXISTS "crm_gateway".inbox');
+    expect(text.stdout).not.toContain('messaging_gateway');
+    const json = await runBin(['postgres', 'sql', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, schema: 'messaging_gateway' });
+    expect(JSON.parse(json.stdout).sql).toContain('"messaging_gateway".outbox');
+  });
+
+  it('is a usage error for a schema that is not an identifier, with its help on --help', async () => {
+    const bad = await runBin(['postgres', 'sql', '--schema', 'x"; drop']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--schema');
+    const help = await runBin(['postgres', 'sql', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('messaging-gateway postgres sql [--schema S] [--json]');
+  });
+});
+
 describe.skipIf(!server)('messaging-gateway postgres migrate', () => {
   it('applies the migrations once: the second run says there is nothing to do', async () => {
     const url = server?.url() as string;
@@ -30,7 +54,7 @@ describe.skipIf(!server)('messaging-gateway postgres migrate', () => {
       '--schema',
       'x"; drop',
     ]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('schema');
   });
 });

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { HOOK_URL } from '../support/handler.js';
-import { openStore, type PostgresTarget, sqlOn } from '../support/postgres-targets.js';
+import { openStore, PGLITE_START_MS, type PostgresTarget, sqlOn } from '../support/postgres-targets.js';
 
 /** A POST of `body` to the handler's address, with its secret. */
 export const post = (body: unknown) => ({
@@ -29,7 +29,7 @@ export function storeWithMessages(target: PostgresTarget) {
       suite.opened.db,
       `CREATE TABLE ${suite.messages} (id serial PRIMARY KEY, chat text, text text)`,
     );
-  });
+  }, PGLITE_START_MS);
   afterEach(async () => suite.opened.close());
   return suite;
 }

@@ -1,5 +1,6 @@
 // store.inbox as the handler's dispatch and its workers (DESIGN: The CRM's own database), on
-// PGlite and on a real PostgreSQL through pg and postgres.js.
+// PGlite and on a real PostgreSQL through pg and postgres.js, and through each ORM (Prisma,
+// Drizzle, Kysely, Knex).
 import { describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
 import { backoffAfter } from '../../src/postgres/inbox-batch.js';
@@ -9,7 +10,7 @@ import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 import { messageAdd, post, storeWithMessages } from './inbox-suite.js';
 
-for (const target of postgresTargets()) {
+for (const target of postgresTargets({ orms: true })) {
   describe(`store.inbox on ${target.name}`, () => {
     const suite = storeWithMessages(target);
 

@@ -1,43 +1,36 @@
 // store.outbox and store.deliveries (DESIGN: The CRM's own database): a send written in the
 // caller's transaction, relayed at most once, its row following the statuses; statuses in a table
-// and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js.
+// and announced to every instance. On PGlite and a real PostgreSQL through pg and postgres.js, and
+// through each ORM (Prisma, Drizzle, Kysely, Knex; those that cannot LISTEN poll).
 
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import { GatewayValidationError } from '../../src/core/errors.js';
 import { postgresStore } from '../../src/postgres/store.js';
-import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
-import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import {
+  canListen,
+  onPGlite,
+  openStore,
+  PGLITE_START_MS,
+  postgresTargets,
+  sqlOn,
+  until,
+} from '../support/postgres-targets.js';
+import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
-const params = (chat_id: string) =>
-  ({
-    channel_id: 'ch-1',
-    recipient: { chat_type: 'whatsapp', chat_id },
-    text: 'Your order has shipped',
-  }) as const;
+const { gateway: fake, sends } = fakeGatewayForFile();
 
-let gateway: FakeGateway;
-beforeAll(async () => {
-  gateway = await createFakeGateway({
-    stepMs: 1,
-    autoStatuses: false,
-    channels: [{ channel_id: 'ch-1', transport: 'whatsapp' }],
-  });
-});
-afterAll(async () => gateway.close());
-const sends = () => gateway.requests.filter((r) => r.method === 'POST' && r.path === '/v2/messages').length;
-
-for (const target of postgresTargets()) {
+for (const target of postgresTargets({ orms: true })) {
   describe(`store.outbox on ${target.name}`, () => {
     let opened: Awaited<ReturnType<typeof openStore>>;
     beforeEach(async () => {
       opened = await openStore(target);
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
-    const client = () => new GatewayClient({ baseUrl: gateway.url, token: gateway.token, logLevel: 'off' });
+    const client = () => new GatewayClient({ baseUrl: fake().url, token: fake().token, logLevel: 'off' });
     const outbox = () => opened.store.outbox;
     const inTransaction = <T>(fn: (tx: unknown) => Promise<T>) =>
       // the user's own transaction, through the store's driver seam (as pg BEGIN, sql.begin, PGlite's transaction)
@@ -101,7 +94,7 @@ for (const target of postgresTargets()) {
       await new Promise((resolve) => closed.close(resolve));
       const down = new GatewayClient({
         baseUrl: `http://127.0.0.1:${port}`, // nothing listens: refused before anything was sent
-        token: gateway.token,
+        token: fake().token,
         logLevel: 'off',
         maxRetries: 0,
       });
@@ -130,7 +123,7 @@ for (const target of postgresTargets()) {
       await tracker.observe({ request_id: requestId, status: 'failed', reason: 'bad_contact' } as never);
       expect(await outbox().get(id)).toMatchObject({ status: 'failed', reason: 'bad_contact' });
 
-      gateway.failNext('POST', '/v2/messages', {
+      fake().failNext('POST', '/v2/messages', {
         status: 400,
         body: { error: 'TOO_MACH_ENTITIES' },
       } as never);
@@ -145,7 +138,7 @@ for (const target of postgresTargets()) {
     let opened: Awaited<ReturnType<typeof openStore>>;
     beforeEach(async () => {
       opened = await openStore(target);
-    });
+    }, PGLITE_START_MS);
     afterEach(async () => opened.close());
 
     it('keeps statuses moving forward, finds a message by its id, and a waitFor on another instance resolves', async () => {
@@ -172,7 +165,7 @@ for (const target of postgresTargets()) {
       await other.close();
     });
 
-    it.skipIf(target.name === 'pglite')(
+    it.skipIf(onPGlite(target) || !canListen(target))(
       'listens again after its connection dropped: a later waitFor on this instance still hears another',
       async () => {
         const other = await target.open();

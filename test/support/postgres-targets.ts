@@ -1,6 +1,8 @@
 // The databases every PostgreSQL suite runs on: PGlite always; a real PostgreSQL through `pg`
 // and through postgres.js when a server is installed (a missing server skips those with one line,
-// and fails the run under REQUIRE_SYSTEM_TESTS=1).
+// and fails the run under REQUIRE_SYSTEM_TESTS=1). With `{ orms: true }`, the ORMs too: Drizzle
+// and Kysely on PGlite, and Prisma, Drizzle (node-postgres and postgres.js), Kysely and Knex on
+// the server.
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import postgres from 'postgres';
@@ -12,9 +14,19 @@ import {
   startPostgresServer,
 } from './postgres-server.js';
 
+/** The ORMs' targets. */
+export type OrmTargetName =
+  | 'prisma'
+  | 'drizzle (pg)'
+  | 'drizzle (postgres.js)'
+  | 'drizzle (pglite)'
+  | 'kysely'
+  | 'kysely (pglite)'
+  | 'knex';
+
 /** One database to run a suite on. */
 export interface PostgresTarget {
-  name: 'pglite' | 'pg' | 'postgres.js';
+  name: 'pglite' | 'pg' | 'postgres.js' | OrmTargetName;
   /** A handle on the file's database (PGlite: one instance per file, closed after its tests). */
   open(): Promise<{ db: object; close(): Promise<void> }>;
   /** A connection string of the real server (undefined for PGlite). */
@@ -36,10 +48,23 @@ export function hasPostgresServer(): boolean {
 }
 
 /**
- * The targets of this test file: registers a private server for the file (started before its
- * tests, stopped after) when one is installed.
+ * The time-out of a hook that opens a target: the file's PGlite starts in the first one (seconds,
+ * more on a busy machine). A safety net, not a budget.
  */
-export function postgresTargets(): PostgresTarget[] {
+export const PGLITE_START_MS = 90_000;
+
+/** Whether `target` is one PGlite (one connection: transactions take turns, nothing is concurrent). */
+export const onPGlite = (target: PostgresTarget): boolean => target.name.includes('pglite');
+
+/** Whether `target`'s store can LISTEN (Prisma, Kysely and Knex expose no connection: it polls). */
+export const canListen = (target: PostgresTarget): boolean =>
+  !['prisma', 'kysely', 'knex'].some((orm) => target.name.startsWith(orm));
+
+/**
+ * The targets of this test file: registers a private server for the file (started before its
+ * tests, stopped after) when one is installed. `orms` adds the ORMs' targets.
+ */
+export function postgresTargets(options: { orms?: boolean } = {}): PostgresTarget[] {
   // Starting a PGlite takes seconds: one per file, each suite in a schema of its own.
   let shared: Promise<PGlite> | undefined;
   afterAll(async () => (await shared)?.close());
@@ -52,7 +77,8 @@ export function postgresTargets(): PostgresTarget[] {
     },
   };
   const bin = postgresBinDir();
-  if (!hasPostgresServer() || !bin) return [pglite];
+  const orms = options.orms ? ormsOnPGlite(pglite) : [];
+  if (!hasPostgresServer() || !bin) return [pglite, ...orms];
   let server: PostgresServer | undefined;
   beforeAll(async () => {
     server = await startPostgresServer(bin);
@@ -81,6 +107,77 @@ export function postgresTargets(): PostgresTarget[] {
         return { db: sql, close: () => sql.end({ timeout: 1 }) };
       },
     },
+    ...orms,
+    ...(options.orms ? ormsOnServer(url) : []),
+  ];
+}
+
+/** Drizzle and Kysely on the file's PGlite (their own PGlite drivers; Prisma and Knex have none). */
+function ormsOnPGlite(pglite: PostgresTarget): PostgresTarget[] {
+  const url = () => undefined;
+  return [
+    {
+      name: 'drizzle (pglite)',
+      url,
+      async open() {
+        const { drizzle } = await import('drizzle-orm/pglite');
+        const { db } = await pglite.open();
+        return { db: drizzle(db as PGlite), close: async () => {} };
+      },
+    },
+    {
+      name: 'kysely (pglite)',
+      url,
+      async open() {
+        const { Kysely, PGliteDialect } = await import('kysely');
+        const { db } = await pglite.open();
+        // Not destroyed after: Kysely's destroy() closes the PGlite, which the file's tests share.
+        return {
+          db: new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: db as PGlite }) }),
+          close: async () => {},
+        };
+      },
+    },
+  ];
+}
+
+/** A pg Pool for an ORM on the server, as the pg target opens one. */
+function pool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  pool.on('error', () => {}); // an idle client's connection ended by the server's shutdown
+  return pool;
+}
+
+/** Prisma (7, adapter-pg; the example's generated client), Drizzle, Kysely and Knex on the server. */
+function ormsOnServer(url: () => string): PostgresTarget[] {
+  const target = (name: OrmTargetName, open: PostgresTarget['open']): PostgresTarget => ({ name, url, open });
+  return [
+    target('prisma', async () => {
+      const { PrismaClient } = await import('../../examples/prisma/generated/client.js');
+      const { PrismaPg } = await import('@prisma/adapter-pg');
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url(), max: 20 }) });
+      return { db: prisma, close: () => prisma.$disconnect() };
+    }),
+    target('drizzle (pg)', async () => {
+      const { drizzle } = await import('drizzle-orm/node-postgres');
+      const client = pool(url());
+      return { db: drizzle({ client }), close: () => client.end() };
+    }),
+    target('drizzle (postgres.js)', async () => {
+      const { drizzle } = await import('drizzle-orm/postgres-js');
+      const client = postgres(url(), { max: 20, onnotice: () => {} });
+      return { db: drizzle({ client }), close: () => client.end({ timeout: 1 }) };
+    }),
+    target('kysely', async () => {
+      const { Kysely, PostgresDialect } = await import('kysely');
+      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pool(url()) }) });
+      return { db, close: () => db.destroy() };
+    }),
+    target('knex', async () => {
+      const { default: knex } = await import('knex');
+      const db = knex({ client: 'pg', connection: url(), pool: { min: 0, max: 20 } });
+      return { db, close: () => db.destroy() };
+    }),
   ];
 }
 

@@ -26,3 +26,24 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
+
+/**
+ * A service that answers its first request with `status` and the JSON `body`, then stops
+ * listening: every later request is refused (ECONNREFUSED), as by a service gone away.
+ */
+export async function answeringOnce(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ url: string; reached: () => number }> {
+  let reached = 0;
+  const server = await listen((req, res) => {
+    req.resume();
+    reached++;
+    res.on('finish', () => void server.close());
+    res
+      .writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers })
+      .end(JSON.stringify(body));
+  });
+  return { url: server.url, reached: () => reached };
+}

@@ -28,6 +28,16 @@ export const PARTS = {
     usedFor: 'the interactive commands in a real terminal',
     install: 'apt-get install tmux',
   },
+  zsh: {
+    command: 'zsh',
+    usedFor: "the bin's zsh completion, in a real terminal",
+    install: 'apt-get install zsh',
+  },
+  fish: {
+    command: 'fish',
+    usedFor: "the bin's fish completion, in a real terminal",
+    install: 'apt-get install fish',
+  },
 } as const satisfies Record<string, SystemPart>;
 
 const found = new Map<string, string | undefined>();

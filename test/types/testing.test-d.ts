@@ -1,6 +1,11 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { GatewayClient } from '../../src/client.js';
-import { buildWebhook, createFakeGateway } from '../../src/testing.js';
+import {
+  buildWebhook,
+  createFakeGateway,
+  type DeliveryFailure,
+  type ReplyVerdict,
+} from '../../src/testing.js';
 
 describe('messaging-gateway-sdk/testing types', () => {
   it('buildWebhook returns the wire body of its kind', () => {
@@ -28,6 +33,18 @@ describe('messaging-gateway-sdk/testing types', () => {
     expectTypeOf({ baseUrl: gateway.url, token: gateway.token }).toExtend<
       ConstructorParameters<typeof GatewayClient>[0]
     >();
+    await gateway.close();
+  });
+
+  it("types a delivery's answer, its failure and the verdict on a CRM reply", async () => {
+    const gateway = await createFakeGateway();
+    const [record] = await gateway.simulate.deliver(buildWebhook('crm_entities.contact_add'));
+    expectTypeOf(record?.failure).toEqualTypeOf<DeliveryFailure | undefined>();
+    expectTypeOf(record?.reply).toEqualTypeOf<ReplyVerdict | undefined>();
+    expectTypeOf(record?.answer).toEqualTypeOf<string | undefined>();
+    // @ts-expect-error not a failure the fake reports
+    const wrong: DeliveryFailure = 'refused';
+    void wrong;
     await gateway.close();
   });
 });

@@ -75,6 +75,30 @@ describe('buildWebhook: overrides are deep-merged', () => {
   it('refuses a kind it does not know', () => {
     expect(() => buildWebhook('message.nope' as DeliveryKind)).toThrow(/unknown kind/);
   });
+
+  it('takes an override nested 100,000 levels deep without overflowing the stack (v2 and v3 items)', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    /** How many arrays the value nests, and what is inside the innermost, read without recursion. */
+    const unwrapped = (value: unknown) => {
+      let levels = 0;
+      for (; Array.isArray(value); levels++) value = value[0];
+      return { levels, leaf: value };
+    };
+    const v2 = buildWebhook('message.add', { data: [deep] } as never);
+    expect(unwrapped(v2.data[0])).toEqual({ levels: 100_000, leaf: 'leaf' });
+    const v3 = buildWebhook('v3.messages', { messages: [deep] } as never);
+    expect(unwrapped(v3.messages[0])).toEqual({ levels: 100_000, leaf: 'leaf' });
+  });
+
+  it('keeps a "__proto__" key of a parsed override as a field, never as the prototype', () => {
+    const overrides = JSON.parse('{"__proto__":{"polluted":1},"data":[{"__proto__":{"polluted":2}}]}');
+    const body = buildWebhook('message.add', overrides) as unknown as Record<string, unknown>;
+    expect(Object.getPrototypeOf(body)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf((body.data as object[])[0])).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(body))).toMatchObject(overrides);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe('buildWebhook: deterministic with a seed', () => {

@@ -50,6 +50,7 @@ describe('fake-gateway --record', () => {
     ).toEqual(['0001-message.add.json', '0002-message.status_update.json', '0003-message.add.json']);
     expect(readFileSync(join(dir, '0001-message.add.json'), 'utf8')).toBe('{"a":1}');
     expect(JSON.parse(readFileSync(join(dir, '0003-message.add.meta.json'), 'utf8'))).toMatchObject({
+      receiver: 'http://127.0.0.1:1/hooks',
       query: '?secret=s',
       status: 200,
     });
@@ -68,6 +69,13 @@ describe('fake-gateway --record', () => {
     expect(errors).toEqual([]);
     expect(readFileSync(join(dir, '0003-message.add.json'), 'utf8')).toBe('{"x":1}');
     expect(lstatSync(join(dir, '0003-message.add.meta.json')).isFile()).toBe(true);
+  });
+
+  it('names the receiver by its address alone: the query and any user and password stay out of it', () => {
+    const dir = folder();
+    recorder(dir)({ ...record('message.add'), url: 'http://user:pass@127.0.0.1:2/in?secret=s' }, sent('{}'));
+    const sidecar = JSON.parse(readFileSync(join(dir, '0001-message.add.meta.json'), 'utf8'));
+    expect(sidecar).toMatchObject({ receiver: 'http://127.0.0.1:2/in', query: '?secret=s' });
   });
 
   it('reports a delivery it cannot save instead of throwing into the gateway', () => {

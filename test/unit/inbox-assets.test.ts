@@ -13,9 +13,11 @@ describe("the inbox page's files", () => {
   it('load nothing from the network and put no data in as HTML', () => {
     const all = Object.values(INBOX_FILES).join('\n');
     expect(all).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
-    expect(INBOX_FILES['inbox.js']).not.toMatch(
-      /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/,
-    );
+    for (const script of ['inbox.js', 'inbox-live.js', 'inbox-log.js'] as const) {
+      expect(INBOX_FILES[script], script).not.toMatch(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/,
+      );
+    }
     expect(INBOX_FILES['index.html']).toContain('{{PAGE_TOKEN}}');
   });
 });

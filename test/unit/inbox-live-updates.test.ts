@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Entries, InboxDelta } from '../../src/testing/inbox/delta.js';
+import { PAGE_BYTES } from '../../src/testing/inbox/event-pages.js';
 import { LiveUpdates, MIN_INTERVAL_MS } from '../../src/testing/inbox/live-updates.js';
 
 /** A response that buffers every write; `stalled` ones never drain until `drain()`. */
@@ -32,12 +33,36 @@ class FakeResponse extends EventEmitter {
   deltas(): InboxDelta[] {
     return this.writes.map((w) => JSON.parse(/^data: (.*)$/m.exec(w)?.[1] ?? '{}'));
   }
+  /** The entries a page holds once it applied every event written (as inbox-live.js does). */
+  rebuilt(): Entries {
+    const held: Entries = new Map();
+    let kept: Set<string> | undefined;
+    for (const delta of this.deltas()) {
+      if (delta.reset) kept = new Set();
+      for (const key of delta.del) held.delete(key);
+      for (const [key, entry] of delta.set) {
+        held.set(key, entry);
+        kept?.add(key);
+      }
+      if (!delta.more && kept) {
+        for (const key of held.keys()) if (!kept.has(key)) held.delete(key);
+        kept = undefined;
+      }
+    }
+    return held;
+  }
+}
+
+/** `n` messages of `chars` characters that JSON writes 6 bytes each (the worst case). */
+function longMessages(n: number, chars = 4096): Entries {
+  const text = '\u0001'.repeat(chars);
+  return new Map(Array.from({ length: n }, (_, i) => [`m:out:${i}`, { message_id: `${i}`, text }]));
 }
 
 afterEach(() => vi.useRealTimers());
 
 describe('LiveUpdates', () => {
-  it('writes nothing more to a page that is not reading, then everything afresh when it drains', async () => {
+  it('writes nothing more to a page that is not reading, then what changed meanwhile when it drains', async () => {
     vi.useFakeTimers();
     let n = 0;
     const live = new LiveUpdates((): Entries => new Map([['x', { n: ++n }]]));
@@ -50,7 +75,7 @@ describe('LiveUpdates', () => {
     expect(res.writes).toHaveLength(1); // the first update, still unread
     res.drain();
     expect(res.writes).toHaveLength(2);
-    expect(res.deltas()[1]).toEqual({ reset: true, set: [['x', { n }]], del: [] });
+    expect(res.deltas()[1]).toEqual({ set: [['x', { n }]], del: [] });
     res.drain();
     expect(res.writes).toHaveLength(2); // nothing changed since
     live.close();
@@ -66,14 +91,15 @@ describe('LiveUpdates', () => {
     const live = new LiveUpdates(() => new Map(entries));
     const res = new FakeResponse();
     live.listen(res as unknown as ServerResponse);
+    const first = res.writes.length;
     entries = new Map([
       ['c:1', { channel_id: '1', qr }],
       ['r:2', { id: 2, status: 401 }],
     ]);
     live.changed();
     await vi.advanceTimersByTimeAsync(MIN_INTERVAL_MS);
-    expect(res.deltas()[1]).toEqual({ set: [['r:2', { id: 2, status: 401 }]], del: ['r:1'] });
-    expect(res.writes[1]?.length).toBeLessThan(200); // the QR is not sent again
+    expect(res.deltas().slice(first)).toEqual([{ set: [['r:2', { id: 2, status: 401 }]], del: ['r:1'] }]);
+    expect(res.writes.at(-1)?.length).toBeLessThan(200); // the QR is not sent again
     live.close();
   });
 
@@ -93,6 +119,55 @@ describe('LiveUpdates', () => {
     expect(updates).toBeGreaterThanOrEqual(3);
     expect(updates).toBeLessThanOrEqual(1000 / MIN_INTERVAL_MS + 1);
     expect(res.deltas().at(-1)?.set).toEqual([['x', { n: 1000 }]]); // the last change is not lost
+    live.close();
+  });
+});
+
+describe('LiveUpdates, a large update', () => {
+  it(`is written as events of at most ${PAGE_BYTES} bytes, which together give the page everything`, () => {
+    const entries = longMessages(500);
+    const live = new LiveUpdates(() => entries);
+    const res = new FakeResponse();
+    live.listen(res as unknown as ServerResponse);
+    const sizes = res.writes.map((w) => Buffer.byteLength(w));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    console.log(
+      `500 messages of 4096 characters: ${res.writes.length} events, ${(total / 2 ** 20).toFixed(1)} MiB in all`,
+    );
+    expect(total).toBeGreaterThan(11 * 2 ** 20);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(PAGE_BYTES + 100);
+    const deltas = res.deltas();
+    expect(deltas[0]?.reset).toBe(true);
+    expect(deltas.slice(1).every((d) => !d.reset)).toBe(true);
+    expect(deltas.slice(0, -1).every((d) => d.more)).toBe(true);
+    expect(deltas.at(-1)?.more).toBeUndefined();
+    expect(res.rebuilt()).toEqual(entries);
+    live.close();
+  });
+
+  it('is written to a page only as fast as it reads: the rest on drain, then what changed meanwhile', async () => {
+    vi.useFakeTimers();
+    let entries = longMessages(100);
+    const live = new LiveUpdates(() => entries);
+    const res = new FakeResponse(true);
+    live.listen(res as unknown as ServerResponse);
+    expect(res.writes).toHaveLength(1);
+    entries = new Map([...longMessages(50), ['v3', { url: null }]]);
+    live.changed();
+    await vi.advanceTimersByTimeAsync(MIN_INTERVAL_MS);
+    expect(res.writes).toHaveLength(1); // nothing more until it reads
+    let drains = 0;
+    while (res.writableNeedDrain && drains++ < 1000) res.drain();
+    expect(res.writes.length).toBeGreaterThan(5);
+    expect(res.rebuilt()).toEqual(entries);
+    live.close();
+  });
+
+  it('sends a page that reconnects everything, marked reset, in one small event when the state is small', () => {
+    const live = new LiveUpdates(() => new Map([['v3', { url: null }]]));
+    const res = new FakeResponse();
+    live.listen(res as unknown as ServerResponse);
+    expect(res.deltas()).toEqual([{ reset: true, set: [['v3', { url: null }]], del: [] }]);
     live.close();
   });
 });

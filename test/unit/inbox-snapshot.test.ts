@@ -1,6 +1,7 @@
 // What the inbox page is sent: bounded, chats grouped, secrets of subscribed addresses masked.
 import { describe, expect, it } from 'vitest';
 import { maskedAddress } from '../../src/internal/address.js';
+import { deliverySummary, preview } from '../../src/testing/inbox/log-lines.js';
 import { inboxSnapshot, SNAPSHOT_LIMITS } from '../../src/testing/inbox/snapshot.js';
 import { FakeState } from '../../src/testing/state.js';
 
@@ -92,5 +93,73 @@ describe('the inbox snapshot', () => {
     state.v3Settings.webhooksUri = 'http://user:k9@h/v3?key=q7';
     const json = JSON.stringify(inboxSnapshot(state, [], []));
     for (const secret of ['s3', 'pa55', 'k9', 'q7']) expect(json).not.toContain(secret);
+  });
+});
+
+describe("the log's lines", () => {
+  const state = new FakeState(100);
+  send(state, 1, '79001234567', 'Your order #1042 is ready');
+  state.addChannel('whatsapp', 'ch-9').name = 'Main number';
+  const v2 = (event: string, ...data: object[]) => ({ event, data });
+
+  it.each([
+    [
+      v2('message.status_update', { message_id: 'm1', status: 'delivered' }),
+      'delivered · "Your order #1042…"',
+    ],
+    [
+      v2('message.status_update', { message_id: 'm1', status: 'failed', reason: 'bad_contact' }),
+      'failed (bad_contact) · "Your order #1042…"',
+    ],
+    [v2('message.add', { direction: 'outbound', text: 'Hi' }), 'outbound · "Hi"'],
+    [v2('message.add', { direction: 'inbound', attachment: { url: 'u' } }), 'inbound · [attachment]'],
+    [v2('message.add', { direction: 'inbound', text: 'a\n\nb' }, {}, {}), 'inbound · "a b" · +2 more'],
+    [
+      v2('channel.status_update', { channel_id: 'ch-9', status: 'disabled', reason: 'qridle' }),
+      'disabled (qridle) · Main number',
+    ],
+    [v2('channel.qr_update', { channel_id: 'ch-9' }), 'QR · Main number'],
+    [v2('crm_entities.contact_add', { name: 'Alice' }), '"Alice"'],
+    [v2('group_chat.update', { group_id: 'g' }), ''],
+    [
+      { statuses: [{ messageId: 'm1', status: 'error', error: { error: 'BAD_CONTACT' } }] },
+      'error (BAD_CONTACT) · "Your order #1042…"',
+    ],
+    [
+      { messages: [{ isEcho: false, text: 'Hello there' }], statuses: [{ status: 'read' }] },
+      'inbound · "Hello there" · read',
+    ],
+    [{ channelsUpdates: [{ channelId: 'ch-9', state: 'active' }] }, 'active · Main number'],
+    [{ test: true }, ''],
+  ])('%j says %s', (body, words) => {
+    expect(deliverySummary(body, state)).toBe(words);
+  });
+
+  it('never shows a message text whole: a preview of 16 characters, on one line', () => {
+    const long = `${'🙂'.repeat(20)}\n${'x'.repeat(1_000_000)}`;
+    expect(preview(long)).toBe(`"${'🙂'.repeat(16)}…"`);
+    expect(preview('exactly sixteen!')).toBe('"exactly sixteen!"');
+    expect(preview(42)).toBe('');
+  });
+
+  it('carries the verdict on a CRM reply and why a delivery got no answer', () => {
+    const body = { event: 'crm_entities.contact_add', data: [{ name: 'Alice' }] };
+    const records = [
+      {
+        api: 'v2',
+        kind: 'x',
+        url: 'http://h/?secret=s',
+        body,
+        status: 200,
+        repeat: false,
+        reply: { valid: false, issues: ['id: a non-empty string is required'] },
+      },
+      { api: 'v2', kind: 'x', url: 'http://h/', body, status: 0, repeat: false, failure: 'dropped' },
+    ] as const;
+    const { deliveries } = inboxSnapshot(state, records as never, []);
+    expect(deliveries.map((d) => [d.status, d.failure, d.replyIssues, d.url])).toEqual([
+      [200, null, ['id: a non-empty string is required'], 'http://h/?secret=…'],
+      [0, 'dropped', null, 'http://h/'],
+    ]);
   });
 });

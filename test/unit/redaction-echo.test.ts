@@ -2,7 +2,7 @@
 import { tracingChannel } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
-import { GatewayError } from '../../src/core/errors.js';
+import { GatewayError, GatewayValidationError } from '../../src/core/errors.js';
 import { listen } from '../support/servers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -86,13 +86,44 @@ describe('credentials echoed back by the service', () => {
     }
   });
 
+  it('a base address holding a query or a fragment is refused at construction, naming it, never echoing it', () => {
+    for (const [option, address] of [
+      ['baseUrl', 'https://gateway.example/api?key=query-secret-41'],
+      ['v3BaseUrl', 'https://gateway.example/api?key=query-secret-41'],
+      ['baseUrl', 'https://gateway.example/api#query-secret-41'],
+      ['baseUrl', 'gateway.example?key=query-secret-41'],
+    ] as const) {
+      const build = () =>
+        new GatewayClient({ baseUrl: 'http://127.0.0.1:1', [option]: address, token: 'token-1' });
+      let error: unknown;
+      try {
+        build();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(GatewayValidationError);
+      expect((error as GatewayValidationError).issues[0]?.path).toEqual([option]);
+      expect(JSON.stringify(error)).not.toContain('query-secret-41');
+      expect((error as Error).message).not.toContain('query-secret-41');
+    }
+    // withOptions refuses it too
+    const parent = new GatewayClient({ baseUrl: 'http://127.0.0.1:1', token: 'token-1' });
+    expect(() => parent.withOptions({ baseUrl: 'http://127.0.0.1:1/?key=query-secret-41' })).toThrow(
+      GatewayValidationError,
+    );
+  });
+
   it.each([
     [
       'in lower case',
       'TOKEN-UPPER-7731',
       (t: string) => ({ error: 'bad', description: `got ${t.toLowerCase()}` }),
     ],
-    ['when shorter than 4 characters', 'q7z', (t: string) => ({ error: 'bad', description: `got ${t}` })],
+    [
+      'as a whole value when shorter than 8 characters',
+      'q7z',
+      (t: string) => ({ error: 'bad', description: t }),
+    ],
     ['nested deeper than 20 levels', 'tok-deep-4410', (t: string) => ({ error: 'bad', data: nest(25, t) })],
     ['as an object key', 'tok-key-8813', (t: string) => ({ error: 'bad', data: { [t]: 1 } })],
   ])('a token echoed %s reaches no error', async (_case, token, body) => {

@@ -57,6 +57,48 @@ describe('client.withOptions', () => {
     expect(() => parent.withOptions({ baseUrl: 'not a url' })).toThrow(/baseUrl/);
   });
 
+  it('refuses a token or apiKey given as undefined or empty, never sending the parent’s or GATEWAY_TOKEN', async () => {
+    server.seen.length = 0;
+    const saved = process.env.GATEWAY_TOKEN;
+    process.env.GATEWAY_TOKEN = 'env-token-of-the-default-account';
+    try {
+      const parent = new GatewayClient({ baseUrl: url, token: 'parent-token', apiKey: 'parent-key' });
+      const accounts: Record<string, string | undefined> = { acme: undefined, globex: '' };
+      for (const [option, value] of [
+        ['token', accounts.acme],
+        ['token', accounts.globex],
+        ['apiKey', undefined],
+        ['apiKey', ''],
+      ] as const) {
+        for (const build of [
+          () => parent.withOptions({ [option]: value }),
+          () => new GatewayClient({ baseUrl: url, [option]: value }),
+        ]) {
+          expect(build).toThrow(GatewayValidationError);
+          const error = (() => {
+            try {
+              build();
+            } catch (e) {
+              return e as GatewayValidationError;
+            }
+          })();
+          expect(error?.issues[0]?.path).toEqual([option]);
+          expect(error?.message).not.toContain('parent-');
+        }
+      }
+      // left out, it is inherited (withOptions) or read from the environment (constructor), as before
+      await parent.withOptions({ headers: {} }).channels.list();
+      await new GatewayClient({ baseUrl: url }).channels.list();
+      expect(server.seen.map((s) => s.authorization)).toEqual([
+        'Bearer parent-token',
+        'Bearer env-token-of-the-default-account',
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.GATEWAY_TOKEN;
+      else process.env.GATEWAY_TOKEN = saved;
+    }
+  });
+
   it('shares the limiter unless given one: a full window holds the parent and every such client', async () => {
     const parent = new GatewayClient({
       baseUrl: url,

@@ -1,6 +1,10 @@
 -- The tables of messaging-gateway-sdk/postgres, in the schema messaging_gateway (postgresStore's
 -- `schema` option renames it). Idempotent: every statement may run again. Run by store.migrate()
--- and `messaging-gateway postgres migrate`; shipped as plain SQL for other migration tools.
+-- and `messaging-gateway postgres migrate`; shipped as plain SQL for other migration tools, which
+-- run each file as it is (`messaging-gateway postgres sql --schema NAME` prints them for another
+-- schema).
+
+CREATE SCHEMA IF NOT EXISTS messaging_gateway;
 
 -- Idempotency keys of deliveries. state: 'claimed' (held until lease_until), 'kept' (released,
 -- the CRM reply kept for the service's retry), 'done' (processed; reply is what a repeat gets).

@@ -1,4 +1,5 @@
 -- Owned claims of the inbox, and deliveries jsonb cannot hold. Every statement may run again.
+CREATE SCHEMA IF NOT EXISTS messaging_gateway;
 
 -- Who holds a delivery under way, and until when: a worker's claim sets both (a token of its own
 -- and the end of its lease, timeoutMs plus a margin); its batch runs and finishes only the rows

@@ -7,6 +7,7 @@ import {
   GatewayTimeoutError,
 } from '../../core/errors.js';
 import type { RequestOptions } from '../../core/options.js';
+import { withRequestSent } from '../../core/request-sent.js';
 import { type ReportProblem, watchDecoded } from '../../internal/decoded-deliveries.js';
 import { onAbort, untilAborted } from '../../internal/on-abort.js';
 import type {
@@ -50,7 +51,10 @@ const statusOf = (channel: Channel): InboxItem => ({
  * steps; answer a `password` step with {@link ChannelConnection.submit2fa}. The iteration ends
  * after `active`, or rejects with ChannelConnectError (the channel failed: `reason`,
  * `channelId`), GatewayTimeoutError past `timeoutMs`, or GatewayAbortError when `signal`
- * aborts. A `break`, an abort or the end removes its webhook listener and stops its calls.
+ * aborts. The error's `requestSent` speaks for the channel's creation: false only when it surely
+ * never reached the service (connecting again then cannot create a second channel), true once
+ * the channel exists, whichever later step failed. A `break`, an abort or the end removes its
+ * webhook listener and stops its calls.
  */
 export class ChannelConnection implements AsyncIterable<ConnectStep> {
   readonly #calls: ChannelCalls;
@@ -63,6 +67,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   #started = false;
   #channelId: string | undefined;
   #passwordAsked = false;
+  /** The last step yielded, and whether a password was accepted since: what a time-out reports. */
+  #lastStep: ConnectStep['kind'] | undefined;
+  #passwordSent = false;
 
   /**
    * @internal made by `channels.connect`
@@ -92,7 +99,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
    */
   async submit2fa(code: string): Promise<void> {
     const channelId = this.#channelId;
-    if (channelId === undefined) throw new GatewayError('submit2fa: the channel is not created yet');
+    if (channelId === undefined) {
+      throw new GatewayError('submit2fa: the channel is not created yet', { requestSent: false });
+    }
     const transport = this.#params.transport as Submit2faParams['transport'];
     try {
       await this.#calls.submit2fa(
@@ -100,6 +109,7 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
         { two_factor_code: code, transport },
         { signal: this.#stop.signal },
       );
+      this.#passwordSent = true;
     } catch (error) {
       this.#passwordAsked = false;
       throw error;
@@ -110,7 +120,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
 
   /** Starts the flow: creates the channel and yields its steps. A connection is iterated once. */
   [Symbol.asyncIterator](): AsyncIterator<ConnectStep> {
-    if (this.#started) throw new GatewayError('channels.connect: a connection is iterated once');
+    if (this.#started) {
+      throw new GatewayError('channels.connect: a connection is iterated once', { requestSent: false });
+    }
     this.#started = true;
     return this.#run();
   }
@@ -128,7 +140,9 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     // Every delivery as the handler decodes it, before its dispatch: a queue's too.
     const unwatch = watchDecoded(hooks, (webhook, report) => this.#hear(webhook as Webhook, report));
     try {
-      const [created] = await this.#guard(this.#calls.create(this.#params, { signal: stop.signal }));
+      // Not raced with the flow's signal: the call ends at once when it aborts, and its error says
+      // whether the create request may have left, which the flow's own error then says too.
+      const [created] = await this.#calls.create(this.#params, { signal: stop.signal });
       if (!created) throw new GatewayError('channels.connect: the create answer holds no channel');
       const channelId = created.channel_id;
       this.#channelId = channelId;
@@ -137,7 +151,10 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       if (typeof created.url === 'string') yield this.#live({ kind: 'url', channelId, url: created.url });
       yield* this.#steps(channelId);
     } catch (error) {
-      throw stop.signal.aborted ? stop.signal.reason : error;
+      // The flow's error speaks for the channel's creation: once created, whatever step failed
+      // (a poll refused, a pairing code that broke a rule) says it may have reached the service.
+      const sent = this.#channelId !== undefined || !(error instanceof GatewayError) || error.requestSent;
+      throw withRequestSent(stop.signal.aborted ? stop.signal.reason : error, sent);
     } finally {
       unwatch();
       disarm();
@@ -165,7 +182,22 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
   /** A step, unless the flow was stopped: after an abort or a time-out the next thing is the rejection. */
   #live(step: ConnectStep): ConnectStep {
     this.#stop.signal.throwIfAborted();
+    this.#lastStep = step.kind;
+    if (step.kind === 'password') this.#passwordSent = false;
     return step;
+  }
+
+  /** The time-out's sentence: what the flow was waiting for when the time ran out, and its last step. */
+  #timeoutMessage(timeoutMs: number): string {
+    const channelId = this.#channelId;
+    if (channelId === undefined)
+      return `channels.connect: no channel created within ${timeoutMs} ms (the service did not answer the create)`;
+    const last = this.#lastStep ?? 'created';
+    const waiting =
+      last === 'password' && this.#passwordSent
+        ? 'the channel to become active after the password'
+        : WAITING[last];
+    return `channels.connect: channel ${channelId} not active within ${timeoutMs} ms: waiting for ${waiting} (last step: ${last})`;
   }
 
   /**
@@ -179,7 +211,11 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
       this.#channelId === undefined
         ? { method: 'POST', url: this.#urlOf('/v2/channels') }
         : { method: 'GET', url: this.#urlOf(`/v2/channels/${encodeURIComponent(this.#channelId)}`) };
-    const timer = setTimeout(() => stop.abort(new GatewayTimeoutError({ ...where(), timeoutMs })), timeoutMs);
+    const timeOut = () =>
+      stop.abort(
+        new GatewayTimeoutError({ ...where(), timeoutMs, message: this.#timeoutMessage(timeoutMs) }),
+      );
+    const timer = setTimeout(timeOut, timeoutMs);
     const abort = (reason: unknown) => stop.abort(new GatewayAbortError({ ...where(), cause: reason }));
     if (signal?.aborted) abort(signal.reason);
     const cancelAbort = signal && !signal.aborted ? onAbort(signal, abort) : undefined;
@@ -253,6 +289,16 @@ export class ChannelConnection implements AsyncIterable<ConnectStep> {
     return { signal: this.#stop.signal };
   }
 }
+
+/** What the flow waits for after each step, as a time-out says it. */
+const WAITING: Record<ConnectStep['kind'], string> = {
+  created: 'its first QR code or its status (a bot becomes active by itself)',
+  qr: 'the QR code to be scanned',
+  'pairing-code': 'the pairing code to be typed in the app',
+  url: 'the connection address to be opened',
+  password: 'the two-factor password (submit2fa)',
+  active: 'nothing',
+};
 
 /** Shortest `pollIntervalMs`: `channels.get` read more often than this would eat the rate limit. */
 const MIN_POLL_MS = 1000;

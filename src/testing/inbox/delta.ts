@@ -5,10 +5,13 @@ export type Entries = Map<string, Record<string, unknown>>;
 
 /**
  * What changed between two sets of entries: `set` holds the new or changed ones (in order),
- * `del` the keys gone. With `reset`, the page forgets what it holds first (a new or lagging page).
+ * `del` the keys gone. With `reset`, the page keeps only what this update sets (a page that
+ * connects, or connects again). An update is sent as one event or more (see eventPages): `more` on
+ * each but the last.
  */
 export interface InboxDelta {
   reset?: true;
+  more?: true;
   set: [string, Record<string, unknown>][];
   del: string[];
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { SecretMatcher } from '../../webhooks/receive/secret-matcher.js';
 
 /**
  * The Host values that name the fake itself: its loopback address with its port (a DNS-rebound
@@ -19,7 +20,7 @@ export function ownHosts(port: number): string[] {
 export function refusal(
   req: IncomingMessage,
   port: number,
-  pageToken: string,
+  pageToken: SecretMatcher,
   action: boolean,
 ): string | undefined {
   const hosts = ownHosts(port);
@@ -31,6 +32,7 @@ export function refusal(
   }
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return 'cross-site requests are refused';
-  if (req.headers['x-inbox-token'] !== pageToken) return 'the page token is missing or wrong';
+  const token = req.headers['x-inbox-token'];
+  if (typeof token !== 'string' || !pageToken.matches(token)) return 'the page token is missing or wrong';
   return undefined;
 }

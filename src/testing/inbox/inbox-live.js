@@ -1,7 +1,8 @@
 // The inbox page's live updates. The fake sends keyed entries, and after the first update only
-// those that changed (see the fake's delta.ts): each is applied to the element that shows it, a
-// new one appended, a status set in place; nothing else on the page is touched, so a text being
-// typed and the focus stay where they are. What the page keeps is bounded: the fake's own bounds
+// those that changed (see the fake's delta.ts; a large update comes as several events, see
+// event-pages.ts): each is applied to the element that shows it, a new one appended, a status set
+// in place; nothing else on the page is touched, so a text being typed and the focus stay where
+// they are. What the page keeps is bounded: the fake's own bounds
 // on its lists, and the newest SHOWN_PER_CHAT messages of each chat under a line counting the rest.
 import {
   byId,
@@ -14,6 +15,7 @@ import {
   updateChannel,
   updateMessage,
 } from './inbox.js';
+import { code, createDeliveryLine, updateDeliveryLine } from './inbox-log.js';
 
 /** Messages a chat shows, the newest; a line above them counts the earlier ones. */
 const SHOWN_PER_CHAT = 50;
@@ -109,14 +111,6 @@ function putMessage(key, m) {
   countEarlier(chat);
 }
 
-/** A status code of the log: the answer, `…` while awaited, or `no answer`. */
-function code(status) {
-  return el('span', {
-    class: `code${status === 0 || status >= 400 ? ' bad' : ''}`,
-    text: status === null ? '…' : status === 0 ? 'no answer' : String(status),
-  });
-}
-
 /** A line of a list; a new one goes first (the logs show the newest first) or last. */
 function putLine(map, key, list, first, ...content) {
   let line = map.get(key);
@@ -142,8 +136,13 @@ const PUT = {
   r: (key, r) =>
     putLine(shown.lines, key, byId('requests'), true, `${r.method} ${r.path} → `, code(r.status)),
   d: (key, d) => {
-    const what = `${d.api} ${d.kind}${d.repeat ? ' (repeat)' : ''} → ${d.url} → `;
-    putLine(shown.lines, key, byId('deliveries'), true, what, code(d.status));
+    let line = shown.lines.get(key);
+    if (!line) {
+      line = createDeliveryLine();
+      shown.lines.set(key, line);
+      byId('deliveries').prepend(line);
+    }
+    updateDeliveryLine(line, d);
   },
 };
 
@@ -191,17 +190,26 @@ function byKind(table, key, ...args) {
   if (Object.hasOwn(table, kind)) table[kind](key, ...args);
 }
 
-/** Applies one update: with `reset`, what it does not hold goes first (a new or lagging page). */
+/** The keys a reset being received has set so far: once its last event came, the page keeps only these. */
+let resetKeys = null;
+
+/**
+ * Applies one event of an update (a large update comes as several, each but the last marked
+ * `more`). A reset (a page that connects, or connects again) is whole at its last event: then what
+ * it did not set, left from before, goes.
+ */
 function apply(delta) {
-  if (delta.reset) {
-    const kept = new Set(delta.set.map(([key]) => key));
-    const all = Object.values(shown).flatMap((map) => [...map.keys()]);
-    for (const key of all) if (!kept.has(key)) byKind(REMOVE, key);
-  }
+  if (delta.reset) resetKeys = new Set();
   for (const key of delta.del) byKind(REMOVE, key);
   for (const [key, value] of delta.set) {
+    resetKeys?.add(key);
     if (key === 'v3') showV3(value);
     else byKind(PUT, key, value);
+  }
+  if (resetKeys && !delta.more) {
+    const all = Object.values(shown).flatMap((map) => [...map.keys()]);
+    for (const key of all) if (!resetKeys.has(key)) byKind(REMOVE, key);
+    resetKeys = null;
   }
   byId('channels-empty').hidden = shown.channels.size > 0;
   byId('chats-empty').hidden = shown.chats.size > 0;

@@ -229,13 +229,18 @@ export function updateMessage(node, m) {
   updateControls(node);
 }
 
-/** A chat: its title, the line counting earlier messages, its messages and a box to write as the customer. */
+/**
+ * A chat: its title, the line counting earlier messages, its messages, and a box to write as the
+ * customer, folded behind a button (a page of many chats stays short); opening it puts the
+ * keyboard in the box, and it stays open after a message is sent.
+ */
 export function createChat(chat) {
   const text = el('textarea', { name: 'text', required: '', rows: '2', maxlength: '4096' });
   const form = el(
     'form',
     {
       class: 'compose',
+      hidden: '',
       onsubmit: (event) => {
         event.preventDefault();
         const { channel_id, chat_id, chat_type } = chat;
@@ -245,15 +250,28 @@ export function createChat(chat) {
         );
       },
     },
-    el('label', {}, 'Write as the customer', text),
+    el('label', {}, 'Message from the customer', text),
     el('div', { class: 'actions' }, el('button', { type: 'submit', text: 'Send as the customer' })),
   );
+  const write = el('button', {
+    type: 'button',
+    class: 'write',
+    'aria-expanded': 'false',
+    text: 'Write as the customer',
+    onclick: () => {
+      const open = form.hidden;
+      form.hidden = !open;
+      write.setAttribute('aria-expanded', String(open));
+      if (open) text.focus();
+    },
+  });
   return el(
     'article',
     { class: 'chat', 'data-chat': chat.chat_id },
     el('h3'),
     el('p', { class: 'earlier', hidden: '' }),
     el('ol', { class: 'messages' }),
+    write,
     form,
   );
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { diff, type Entries, type InboxDelta } from './delta.js';
+import { diff, type Entries } from './delta.js';
+import { eventPages } from './event-pages.js';
 
 /**
  * Pages that may listen at once; a new one past this closes the oldest (a tab left open), telling
@@ -11,18 +12,29 @@ const COALESCE_MS = 25;
 /** At most one update per this long (ms), whatever the traffic: a few a second. */
 export const MIN_INTERVAL_MS = 250;
 
+/** A page listening, and what it holds once the events written to it are read. */
+interface Listener {
+  res: ServerResponse;
+  /** The entries the page holds when the events of its current update are read. */
+  holds: Entries;
+  /** The events of its current update not yet written, and the entries they bring it to. */
+  update?: { events: Iterator<string>; to: Entries };
+  /** True until its first update, which tells it to drop what it held before (a reconnect). */
+  fresh: boolean;
+}
+
 /**
  * The inbox page's server-sent events: each listener gets everything the page shows when it
  * connects (a `delta` with `reset`), then only what changed (coalesced, at most one update per
- * {@link MIN_INTERVAL_MS}). Bounded in listeners, and in what each holds: a listener that has not
- * read its last update is skipped, and gets everything afresh when it drains (a stalled tab must
- * not make the fake buffer an update per change). {@link LiveUpdates.close} ends them all.
+ * {@link MIN_INTERVAL_MS}); an update is written as events of bounded size (see eventPages).
+ * Bounded in listeners, and in what each holds: events are written only while its connection
+ * takes them, and a listener that falls behind is sent, when it drains, what changed since what it
+ * holds (a stalled tab must not make the fake buffer an update per change, or a whole state at
+ * once). {@link LiveUpdates.close} ends them all.
  */
 export class LiveUpdates {
-  readonly #listeners = new Set<ServerResponse>();
-  /** Listeners skipped while their buffer was full: they get everything afresh on drain. */
-  readonly #behind = new WeakSet<ServerResponse>();
-  /** What every listener up to date holds. */
+  readonly #listeners = new Set<Listener>();
+  /** What the page shows now, as of the last update. */
   #sent: Entries = new Map();
   #lastFlush = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -38,8 +50,8 @@ export class LiveUpdates {
     }
     if (this.#listeners.size >= MAX_LISTENERS) {
       const [oldest] = this.#listeners;
-      this.#listeners.delete(oldest as ServerResponse);
-      oldest?.end('event: replaced\ndata: {}\n\n');
+      this.#listeners.delete(oldest as Listener);
+      oldest?.res.end('event: replaced\ndata: {}\n\n');
     }
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -47,14 +59,11 @@ export class LiveUpdates {
       'x-content-type-options': 'nosniff',
     });
     this.#flush(); // the others catch up, so that what they hold is what this one starts from
-    this.#listeners.add(res);
-    res.once('close', () => this.#listeners.delete(res));
-    res.on('drain', () => {
-      if (!this.#behind.has(res) || !this.#listeners.has(res)) return;
-      this.#behind.delete(res);
-      res.write(this.#everything());
-    });
-    res.write(this.#everything());
+    const listener: Listener = { res, holds: new Map(), fresh: true };
+    this.#listeners.add(listener);
+    res.once('close', () => this.#listeners.delete(listener));
+    res.on('drain', () => this.#write(listener));
+    this.#write(listener);
   }
 
   /** Something changed: send what changed to every listener soon. */
@@ -73,29 +82,40 @@ export class LiveUpdates {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    for (const res of this.#listeners) res.end();
+    for (const { res } of this.#listeners) res.end();
     this.#listeners.clear();
   }
 
-  /** Sends what changed since the last update to every listener that keeps up. */
+  /** Takes what the page shows now, and sends what changed to every listener that keeps up. */
   #flush(): void {
     this.#lastFlush = Date.now();
-    const after = this.entries();
-    const delta = diff(this.#sent, after);
-    this.#sent = after;
-    if (delta.set.length === 0 && delta.del.length === 0) return;
-    const event = format(delta);
-    for (const res of this.#listeners) {
-      if (this.#behind.has(res)) continue;
-      if (res.writableNeedDrain) this.#behind.add(res);
-      else res.write(event);
+    this.#sent = this.entries();
+    for (const listener of this.#listeners) this.#write(listener);
+  }
+
+  /**
+   * Writes a listener's events while its connection takes them: the rest of its current update,
+   * then what changed since (from what it then holds to what the page shows now).
+   */
+  #write(listener: Listener): void {
+    const { res } = listener;
+    while (!res.writableNeedDrain && !res.destroyed && this.#listeners.has(listener)) {
+      if (!listener.update) {
+        if (listener.holds === this.#sent) return;
+        const delta = diff(listener.holds, this.#sent);
+        if (!listener.fresh && delta.set.length === 0 && delta.del.length === 0) {
+          listener.holds = this.#sent;
+          return;
+        }
+        if (listener.fresh) delta.reset = true;
+        listener.fresh = false;
+        listener.update = { events: eventPages(delta), to: this.#sent };
+      }
+      const next = listener.update.events.next();
+      if (next.done) {
+        listener.holds = listener.update.to;
+        listener.update = undefined;
+      } else res.write(next.value);
     }
   }
-
-  #everything(): string {
-    return format({ reset: true, set: [...this.#sent], del: [] });
-  }
 }
-
-// JSON has no raw newline, so one `data:` line carries it whole (SSE ends an event at a blank line)
-const format = (delta: InboxDelta) => `event: delta\ndata: ${JSON.stringify(delta)}\n\n`;

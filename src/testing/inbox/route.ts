@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAILURE_REASONS } from '../../schemas/reasons.js';
+import { SecretMatcher } from '../../webhooks/receive/secret-matcher.js';
 import { json, readJson } from '../http-utils.js';
 import type { FakeGatewaySimulate } from '../simulate.js';
 import { ACTIONS, ActionError } from './actions.js';
 import { INBOX_FILES } from './assets.js';
 import { refusal } from './guard.js';
 import type { LiveUpdates } from './live-updates.js';
+import type { DeliveryDetail } from './log-lines.js';
 
 /** Where the page's own files, events and actions live; `/` is the page. */
 export const INBOX_PREFIX = '/_inbox/';
@@ -29,9 +31,14 @@ const TYPES: Record<string, string> = {
   'inbox.css': 'text/css; charset=utf-8',
   'inbox.js': 'text/javascript; charset=utf-8',
   'inbox-live.js': 'text/javascript; charset=utf-8',
+  'inbox-log.js': 'text/javascript; charset=utf-8',
 };
 
-function file(res: ServerResponse, name: keyof typeof INBOX_FILES, text: string): void {
+type Asset = keyof typeof INBOX_FILES;
+/** The path of an opened line of the log: `log/<its number>`. */
+const LOG_LINE = /^log\/[1-9][0-9]{0,15}$/;
+
+function file(res: ServerResponse, name: Asset, text: string): void {
   res.writeHead(200, {
     ...PAGE_HEADERS,
     'content-type': TYPES[name] as string,
@@ -40,10 +47,23 @@ function file(res: ServerResponse, name: keyof typeof INBOX_FILES, text: string)
   res.end(text);
 }
 
+/** What the inbox page reads of the fake. */
+export interface InboxSources {
+  /** What the page's buttons do (as the customer, or the service). */
+  simulate: FakeGatewaySimulate;
+  /** The page's event stream of what changed. */
+  live: LiveUpdates;
+  /** The delivery of an opened log line, while the fake holds it. */
+  detail: (lineId: number) => DeliveryDetail | undefined;
+  /** The fake's port, once it listens (the Host and Origin the page must send). */
+  port: () => number;
+}
+
 /** The inbox page's routes on the fake gateway's server (they bypass the API's records and limits). */
-export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, port: () => number) {
+export function inboxRoutes({ simulate, live, detail, port }: InboxSources) {
   // Per gateway: only a page served by this fake (same origin) can read it and send actions.
   const pageToken = randomUUID();
+  const token = new SecretMatcher(pageToken); // compared in constant time
   // The failure reasons offered are the spec's own list (the one the status action accepts).
   const page = INBOX_FILES['index.html']
     .replace('{{PAGE_TOKEN}}', pageToken)
@@ -74,7 +94,7 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
     if (pathname !== '/' && !pathname.startsWith(INBOX_PREFIX)) return false;
     const name = pathname.slice(INBOX_PREFIX.length);
     const isAction = req.method === 'POST';
-    const refused = refusal(req, port(), pageToken, isAction);
+    const refused = refusal(req, port(), token, isAction);
     if (refused) {
       json(res, 403, { error: refused });
       return true;
@@ -84,12 +104,18 @@ export function inboxRoutes(simulate: FakeGatewaySimulate, live: LiveUpdates, po
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) json(res, 405, { error: 'GET, HEAD or POST' });
     else if (pathname === '/') file(res, 'index.html', page);
-    else if (name === 'inbox.css' || name === 'inbox.js' || name === 'inbox-live.js')
-      file(res, name, INBOX_FILES[name]);
+    else if (Object.hasOwn(TYPES, name) && name !== 'index.html')
+      file(res, name as Asset, INBOX_FILES[name as Asset]);
     else if (name === 'events' && head) json(res, 405, { error: 'GET: an event stream' });
-    else if (name === 'events' && url.searchParams.get('t') === pageToken) live.listen(res);
-    else if (name === 'events') json(res, 403, { error: 'the page token is missing or wrong' });
-    else json(res, 404, { error: 'not found' });
+    else if (name !== 'events' && !LOG_LINE.test(name)) json(res, 404, { error: 'not found' });
+    // the page's data (texts, bodies, answers) goes only to the page that holds the token
+    else if (!token.matches(url.searchParams.get('t')))
+      json(res, 403, { error: 'the page token is missing or wrong' });
+    else if (name === 'events') live.listen(res);
+    else {
+      const found = detail(Number(name.slice('log/'.length)));
+      json(res, found ? 200 : 404, found ?? { error: 'the fake no longer holds this delivery' });
+    }
     return true;
   };
 }

@@ -2,6 +2,7 @@ import { maskedAddress } from '../../internal/address.js';
 import type { DeliveryRecord } from '../deliveries.js';
 import type { RecordedRequest } from '../requests.js';
 import type { FakeState } from '../state.js';
+import { deliverySummary, lineId } from './log-lines.js';
 
 /** How much of each list one snapshot holds (newest kept): the page is for a person to read. */
 export const SNAPSHOT_LIMITS = {
@@ -54,22 +55,16 @@ export interface InboxSnapshot {
     id: number;
     api: string;
     kind: string;
+    /** What it carried, in a few words (`delivered · "Your order #1042…"`). */
+    what: string;
     url: string;
+    /** The receiver's answer; 0: none came (`failure` says why); null while awaited. */
     status: number | null;
+    failure: string | null;
     repeat: boolean;
+    /** For a CRM request: what is wrong with the reply (empty when nothing); null for any other. */
+    replyIssues: string[] | null;
   }[];
-}
-
-/** A number for each log record, given when a snapshot first holds it. */
-const lineIds = new WeakMap<object, number>();
-let lastLineId = 0;
-function lineId(record: object): number {
-  let id = lineIds.get(record);
-  if (id === undefined) {
-    id = ++lastLineId;
-    lineIds.set(record, id);
-  }
-  return id;
 }
 
 const clip = (text: unknown) => (typeof text === 'string' ? text.slice(0, SNAPSHOT_LIMITS.textChars) : '');
@@ -150,9 +145,12 @@ export function inboxSnapshot(
       id: lineId(record),
       api: record.api,
       kind: record.kind,
+      what: deliverySummary(record.body, state),
       url: clip(maskedAddress(record.url)),
       status: record.status ?? null,
+      failure: record.failure ?? null,
       repeat: record.repeat,
+      replyIssues: record.reply?.issues.map(clip) ?? null,
     })),
   };
 }
