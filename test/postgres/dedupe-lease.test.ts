@@ -51,7 +51,7 @@ for (const target of postgresTargets()) {
       opened = await openStore(target);
       contacts = `"${opened.schema}".contacts`;
       await sqlOn(opened.db, `CREATE TABLE ${contacts} (id serial PRIMARY KEY, name text)`);
-    });
+    }, 60_000); // a safety net: PGlite's first start is slow on a busy machine
     afterEach(async () => opened.close());
 
     /** A handler on `store` whose responder inserts a contact through tx, and then hangs while `hang` says so. */

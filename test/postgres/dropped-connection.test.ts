@@ -1,5 +1,6 @@
 // A connection PostgreSQL drops while the SDK holds it (DESIGN: What holds under a fleet's ordinary
-// trouble): a terminated backend inside a responder's or a listener's transaction, a server
+// trouble): a terminated backend inside a responder's or a listener's transaction, a transaction
+// the server ends for idling past idle_in_transaction_session_timeout, a server
 // restart while a responder holds its transaction and a tracker listens. The attempt fails, is
 // tried again, and the process lives (it runs in a child process of its own, so that a crash is
 // seen as one), on a pg Pool (with and without pool.on('error')), a lone pg Client and postgres.js.
@@ -54,6 +55,14 @@ for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
         const ran = await run(target, driver, 'responder');
         expect(ran).toMatchObject(lived);
         // A lone Client cannot connect again: the process lives, and every later call fails.
+        expect(ran.result).toMatchObject(
+          lone ? { first: 500, second: 500, contacts: 0 } : { first: 500, second: 200, contacts: 1 },
+        );
+      }, 60_000);
+
+      it(`${driver}: a responder's transaction the server ends (idle_in_transaction_session_timeout) fails that attempt; the retry is processed`, async () => {
+        const ran = await run(target, driver, 'idle');
+        expect(ran).toMatchObject(lived);
         expect(ran.result).toMatchObject(
           lone ? { first: 500, second: 500, contacts: 0 } : { first: 500, second: 200, contacts: 1 },
         );

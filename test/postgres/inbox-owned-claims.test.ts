@@ -87,7 +87,10 @@ for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
         expect((await hooksB.handle(post(messageAdd(key, `chat-${key}`, key)))).status).toBe(200);
       a.arm();
       const workerA = storeA.inbox.work(hooksA, { pollIntervalMs: 20, timeoutMs: timeoutMsOfA });
-      await until(() => a.stalled() !== undefined); // A claimed them all, and its pool is busy
+      await until(() => a.stalled() !== undefined); // A's pool is busy
+      // postgres.js queues the app's query as the claim is sent: B starts once A's claim committed.
+      const claimed = `SELECT count(*)::int AS n FROM "${schema}".inbox WHERE locked_by IS NOT NULL`;
+      await until(async () => (await sqlOn(b.db, claimed))[0]?.n === keys.length);
       const workerB = storeB.inbox.work(hooksB, { pollIntervalMs: 20 });
       const rows = () => sqlOn(b.db, `SELECT key, state, attempts FROM "${schema}".inbox ORDER BY key`);
       await until(async () => (await rows()).every((row) => row.state === 'done'));

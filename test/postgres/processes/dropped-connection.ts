@@ -4,6 +4,8 @@
 // Env: DATABASE_URL, SCHEMA, DRIVER (pg-pool: a Pool with pool.on('error') as the guide shows;
 // pg-pool-bare: without it; pg-client: a lone Client; postgres.js), SCENARIO:
 // - responder: a responder under store.dedupe has its own backend terminated, then goes on;
+// - idle: a responder's transaction sits idle past the server's idle_in_transaction_session_timeout
+//   (the server ends the session), then goes on;
 // - listener: an inbox listener has its own backend terminated, then goes on;
 // - restart: the server restarts while a responder holds its transaction and a tracker listens.
 import pg from 'pg';
@@ -53,6 +55,11 @@ const terminate = async (tx: unknown) => {
   await admin('SELECT pg_terminate_backend($1)', [row?.pid]);
   await sleep(300); // the connection is gone while the transaction is idle in the user's code
 };
+/** Leaves the transaction `tx` idle past a short idle_in_transaction_session_timeout: the server ends it. */
+const idleTooLong = async (tx: unknown) => {
+  await sqlOn(tx, `SET LOCAL idle_in_transaction_session_timeout = '200ms'`);
+  await sleep(700);
+};
 /** Asks the test to restart the server; resolves once it is up again. */
 let restarted: Promise<void> | undefined;
 const restartServer = () => {
@@ -75,6 +82,7 @@ let calls = 0;
 hooks.respond('crm_entities.contact_add', async (_event, { tx }) => {
   if (++calls === 1) {
     if (env.SCENARIO === 'restart') await restartServer();
+    else if (env.SCENARIO === 'idle') await idleTooLong(tx);
     else await terminate(tx);
   }
   await sqlOn(tx, `INSERT INTO ${s}.contacts (key) VALUES ('c')`);
@@ -110,7 +118,7 @@ if (env.SCENARIO === 'listener') {
   }
   await worker.stop();
   result.messages = await count('messages');
-} else if (env.SCENARIO === 'responder') {
+} else if (env.SCENARIO === 'responder' || env.SCENARIO === 'idle') {
   result.first = await post(contact);
   result.second = await post(contact);
   result.contacts = await count('contacts');
