@@ -11,7 +11,14 @@ import type { DedupeStore } from '../../src/webhooks/receive/dedupe-store.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { fixture } from '../support/fixtures.js';
 import { HOOK_URL } from '../support/handler.js';
-import { openStore, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import {
+  openStore,
+  PGLITE_START_MS,
+  postgresTargets,
+  serverLimitsOf,
+  sqlOn,
+  until,
+} from '../support/postgres-targets.js';
 
 /** A contact_add of `name` with the idempotency key `key`. */
 const contactAdd = (key: string, name = 'Alice') => {
@@ -51,7 +58,7 @@ for (const target of postgresTargets()) {
       opened = await openStore(target);
       contacts = `"${opened.schema}".contacts`;
       await sqlOn(opened.db, `CREATE TABLE ${contacts} (id serial PRIMARY KEY, name text)`);
-    }, 60_000); // a safety net: PGlite's first start is slow on a busy machine
+    }, PGLITE_START_MS); // a safety net: PGlite starts slowly on a busy machine
     afterEach(async () => opened.close());
 
     /** A handler on `store` whose responder inserts a contact through tx, and then hangs while `hang` says so. */
@@ -133,11 +140,7 @@ for (const target of postgresTargets()) {
       });
       let settings: unknown;
       hooks.respond('crm_entities.contact_add', async (_event, { tx }) => {
-        [settings] = await sqlOn(
-          tx,
-          `SELECT current_setting('statement_timeout') AS statement,
-                  current_setting('idle_in_transaction_session_timeout') AS idle`,
-        );
+        settings = await serverLimitsOf(tx);
         return { id: 'c', name: 'Ann' };
       });
       expect((await hooks.handle(post(contactAdd('k-settings')))).status).toBe(200);

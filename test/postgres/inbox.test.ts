@@ -7,7 +7,7 @@ import { backoffAfter } from '../../src/postgres/inbox-batch.js';
 import { arrayLiteral } from '../../src/postgres/inbox-claim.js';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { postgresTargets, serverLimitsOf, sqlOn, until } from '../support/postgres-targets.js';
 import { messageAdd, post, storeWithMessages } from './inbox-suite.js';
 
 for (const target of postgresTargets({ orms: true })) {
@@ -172,11 +172,7 @@ for (const target of postgresTargets({ orms: true })) {
       const hooks = handler();
       let settings: unknown;
       hooks.on('message.add', async (_event, { tx }) => {
-        [settings] = await sqlOn(
-          tx,
-          `SELECT current_setting('statement_timeout') AS statement,
-                  current_setting('idle_in_transaction_session_timeout') AS idle`,
-        );
+        settings = await serverLimitsOf(tx);
       });
       await hooks.handle(post(messageAdd('k-settings', 'chat', 'hi')));
       const worker = inbox().work(hooks, { pollIntervalMs: 10, timeoutMs: 1_500 });

@@ -206,6 +206,16 @@ export async function sqlOn(handle: unknown, text: string, params: unknown[] = [
   return (isDatabase ? driverOf(handle) : sessionOf(handle)).query(text, params);
 }
 
+/** The server-side limits of the transaction `tx` runs in: its statement and idle time-outs. */
+export async function serverLimitsOf(tx: unknown) {
+  const [limits] = await sqlOn(
+    tx,
+    `SELECT current_setting('statement_timeout') AS statement,
+            current_setting('idle_in_transaction_session_timeout') AS idle`,
+  );
+  return limits;
+}
+
 /** Resolves once `check` holds (polled: workers and relays run on their own); rejects past `ms`. */
 export async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
