@@ -136,9 +136,13 @@ export class CrmUnderTest {
     await exited;
   }
 
-  /** Posts `body` until it is answered 2xx, as the service retries: starting the process again when it died. */
+  /**
+   * Posts `body` until it is answered 2xx, as the service retries (for hours; here for at most
+   * 3 minutes, a safety net on a busy machine): starting the process again when it died.
+   */
   async deliver(body: unknown): Promise<void> {
-    for (let attempt = 0; attempt < 400; attempt++) {
+    const answers: number[] = [];
+    for (const end = Date.now() + 180_000; Date.now() < end; ) {
       if (!this.alive) await this.start();
       const status = await fetch(`http://127.0.0.1:${this.port}/?secret=crash-secret`, {
         method: 'POST',
@@ -149,9 +153,10 @@ export class CrmUnderTest {
         () => 0,
       );
       if (status >= 200 && status < 300) return;
+      answers.push(status);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error('a delivery was never answered 2xx');
+    throw new Error(`a delivery was never answered 2xx: the last answers ${answers.slice(-10).join(', ')}`);
   }
 
   /** Waits (the process running) until no delivery and no send is left to do. */
