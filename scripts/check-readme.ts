@@ -3,14 +3,14 @@
 // (the tsconfig's paths map 'messaging-gateway-sdk' to src/) and the frameworks' real types.
 // SDK names must be imported by the block itself; only the values a reader has from earlier
 // sections (a client, a handler, ids) are declared below. A block that is truly a fragment may opt
-// out with `// not compiled: <why>` as its first line.
+// out with `// not compiled: <why>` as its first line. A block marked `// runs: <what it needs>`
+// is compiled too, and run by the document's test in test/guides/ (checked to exist here).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { blocksOf, guideDocuments, guideTestFile, ROOT as root } from './guide-blocks.js';
 
-const root = join(import.meta.dirname, '..');
 const out = join(root, '.tmp', 'readme');
-const OPT_OUT = /^\/\/ not compiled: \S/;
 
 /** The values README sections take from earlier ones; never an export of the SDK. */
 const CONTEXT = `
@@ -63,38 +63,21 @@ declare global {
 export {};
 `;
 
-interface Block {
-  line: number;
-  code: string;
-}
-
-function blocks(markdown: string): Block[] {
-  const found: Block[] = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? '')) continue;
-    const start = i + 1;
-    let end = start;
-    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++;
-    found.push({ line: start + 1, code: lines.slice(start, end).join('\n') });
-    i = end;
-  }
-  return found;
-}
-
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-const documents = [
-  'README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
-const all = documents.flatMap((document) =>
-  blocks(readFileSync(join(root, document), 'utf8')).map((block) => ({ ...block, document })),
+const documents = guideDocuments();
+const all = documents.flatMap(blocksOf);
+const checked = all.filter((block) => block.kind !== 'fragment');
+const running = all.filter((block) => block.kind === 'runs');
+// A block that says it runs must have the test that runs it.
+const untested = [...new Set(running.map((block) => block.document))].filter(
+  (document) => !existsSync(join(root, guideTestFile(document))),
 );
-const checked = all.filter((block) => !OPT_OUT.test(block.code));
+if (untested.length > 0) {
+  for (const document of untested)
+    console.error(`${document} has blocks marked "// runs:" but no ${guideTestFile(document)} runs them`);
+  process.exit(1);
+}
 /** Each generated file → the document and line its block starts at. */
 const files = new Map<string, { document: string; line: number }>();
 checked.forEach((block, index) => {
@@ -134,5 +117,5 @@ try {
 }
 const skipped = all.length - checked.length;
 console.log(
-  `README and ${documents.length - 1} guides: ${checked.length} ts blocks compile${skipped ? `, ${skipped} marked "not compiled"` : ''}`,
+  `README and ${documents.length - 1} guides: ${checked.length} ts blocks compile (${running.length} of them also run by test/guides/)${skipped ? `, ${skipped} marked "not compiled"` : ''}`,
 );

@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DeliveryTracker, WebhookHandler } from 'messaging-gateway-sdk';
 import { redisDedupeStore, redisDeliveryStore } from 'messaging-gateway-sdk/redis';
+import { isInbound } from 'messaging-gateway-sdk/webhooks';
 
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // BullMQ wants maxRetriesPerRequest: null on the connections it blocks on.
@@ -29,7 +30,12 @@ export const hooks = new WebhookHandler({
 export const deliveries = redisDeliveryStore(redis, { prefix: 'crm:delivery:', retainMs: 3_600_000 });
 export const tracker = new DeliveryTracker({ store: deliveries }).attach(hooks);
 
+// message.add carries the contact's messages and the echoes of this account's own sends: tell them
+// apart before acting (answering an echo is the loop that messages a customer forever).
 hooks.on('message.add', async (event) => {
-  for (const message of event.data)
-    console.log('inbound message in chat …', String(message.chat_id ?? '').slice(-4));
+  for (const message of event.data) {
+    const chat = String(message.chat_id ?? '').slice(-4);
+    const from = isInbound(message) ? 'inbound' : 'outbound (an echo of a send)';
+    console.log(`${from} message in chat …${chat}`);
+  }
 });

@@ -110,7 +110,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
   /**
    * Sends every entry recorded from now on, by any instance, to `feed`; resolves once listening.
    * One LISTEN per store (one connection of a pg Pool) feeds every tracker that uses it. On a
-   * database that cannot LISTEN, every tracker reads what it waits for each {@link STATUS_POLL_MS}.
+   * database that cannot LISTEN, every tracker reads what it waits for each second.
    */
   async subscribe(feed: DeliveryFeed): Promise<void> {
     this.#feeds.add(feed);
@@ -148,7 +148,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     for (const feed of this.#feeds) feed.resync();
   }
 
-  /** Has every tracker read the store again each {@link STATUS_POLL_MS}; resolves to the function that stops it. */
+  /** Has every tracker read the store again each second; resolves to the function that stops it. */
   async #poll(): Promise<() => Promise<void>> {
     const timer = setInterval(() => this.#resync(), STATUS_POLL_MS);
     timer.unref?.();

@@ -21,6 +21,7 @@ import { boundsParams, boundsSql, LEASE_MARGIN_MS } from './transaction-bounds.j
 
 /** What a worker needs of a `WebhookHandler`: its `receive`. */
 export interface ReceivingHandler {
+  /** Runs the listeners of one webhook; rejects when one of them failed. */
   receive(webhook: Webhook, context?: Partial<ListenerContext>): Promise<void>;
 }
 

@@ -20,6 +20,7 @@ import type { Tables } from './schema.js';
  */
 export interface SendingClient {
   messages: {
+    /** Sends one message (`client.messages.send`). */
     send(
       params: SendMessageParams,
       options?: { signal?: AbortSignal; maxRetries?: number },

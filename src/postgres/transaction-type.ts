@@ -12,17 +12,31 @@
  * `store.tx(context)` returns it.
  */
 export type PostgresTransaction<D> = D extends {
+  /** Prisma's interactive transaction. */
   $transaction(fn: (tx: infer Tx) => Promise<unknown>, options?: never): unknown;
 }
   ? Tx
-  : D extends { transaction(): { execute(fn: (trx: infer Tx) => Promise<unknown>): unknown } }
+  : D extends {
+        /** Kysely's transaction builder. */
+        transaction(): {
+          /** Runs the callback in the transaction. */
+          execute(fn: (trx: infer Tx) => Promise<unknown>): unknown;
+        };
+      }
     ? Tx
-    : D extends { transaction(fn: (tx: infer Tx) => Promise<unknown>, config?: never): unknown }
+    : D extends {
+          /** Drizzle's, Knex's and PGlite's transaction with a callback. */
+          transaction(fn: (tx: infer Tx) => Promise<unknown>, config?: never): unknown;
+        }
       ? Tx
-      : D extends { begin(options: string, cb: (sql: infer Tx) => unknown): unknown }
+      : D extends {
+            /** postgres.js's transaction. */
+            begin(options: string, cb: (sql: infer Tx) => unknown): unknown;
+          }
         ? Tx
         : D extends {
               totalCount: number;
+              /** A pg Pool's checkout of a client. */
               connect(callback: (err: never, client: infer C, done: never) => void): void;
             }
           ? NonNullable<C>

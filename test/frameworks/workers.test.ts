@@ -1,26 +1,14 @@
 // Cloudflare Workers in workerd itself (the npm package `workerd`, the runtime wrangler and
 // Miniflare run): fetch(request, env, ctx) with ctx.waitUntil keeps background listeners alive
 // after the 200; without ctx the runtime drops them once the answer is sent.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageAdd } from '../support/deliveries.js';
-import { freePort } from '../support/servers.js';
 import { skipFrameworks } from './cases.js';
-import { binary, eventually, type RuntimeProcess, startRuntime } from './runtime-process.js';
-
-const config = `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [(name = "worker", esModule = embed "worker.js")],
-  compatibilityDate = "2025-09-01",
-);
-`;
+import { eventually, type RuntimeProcess } from './runtime-process.js';
+import { startWorkerd } from './workerd.js';
 
 describe.skipIf(skipFrameworks)('Cloudflare Workers (workerd): waitUntil', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mgsdk-workerd-'));
@@ -37,22 +25,7 @@ describe.skipIf(skipFrameworks)('Cloudflare Workers (workerd): waitUntil', () =>
   };
 
   beforeAll(async () => {
-    await build({
-      entryPoints: [join(import.meta.dirname, 'runtimes', 'worker.mjs')],
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      outfile: join(dir, 'worker.js'),
-      logLevel: 'silent',
-    });
-    writeFileSync(join(dir, 'config.capnp'), config);
-    const port = await freePort();
-    worker = await startRuntime(
-      binary('workerd'),
-      ['serve', join(dir, 'config.capnp'), `--socket-addr=http=127.0.0.1:${port}`, '--verbose'],
-      { port },
-    );
+    worker = await startWorkerd(join(import.meta.dirname, 'runtimes', 'worker.mjs'), dir, ['--verbose']);
   }, 30_000);
   afterAll(async () => {
     await worker?.stop();
