@@ -32,8 +32,17 @@ try {
     const figures = await fleetTrouble([a, await a.sibling()], gateway, server, plan);
     const seconds = Math.round((Date.now() - started) / 1000);
     console.log(JSON.stringify({ driver, deliveries: deliveries * 2, seconds, ...figures }));
-    const { kills: _k, unknownRows: _u, crashes, terminations: _t, restarts: _r, stalls: _s, hung: _h, failing: _f, ...zeros } =
-      figures;
+    const {
+      kills: _k,
+      unknownRows: _u,
+      crashes,
+      terminations: _t,
+      restarts: _r,
+      stalls: _s,
+      hung: _h,
+      failing: _f,
+      ...zeros
+    } = figures;
     failed ||= crashes.length > 0 || Object.values(zeros).some((n) => n !== 0);
   }
 } finally {

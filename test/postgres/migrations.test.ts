@@ -16,7 +16,9 @@ describe('the PostgreSQL migrations', () => {
   it('every statement may run again (IF NOT EXISTS, DROP NOT NULL) and names the schema given', () => {
     for (const statement of MIGRATIONS.flatMap((m) => statementsOf(m.sql, 'crm'))) {
       // CREATE … IF NOT EXISTS "crm"…, or ALTER TABLE "crm"… ADD COLUMN IF NOT EXISTS / DROP NOT NULL
-      expect(statement).toMatch(/IF NOT EXISTS [^(]*"crm"(\.|$)|"crm"\.\w+ (ADD COLUMN IF NOT EXISTS|ALTER COLUMN \w+ DROP NOT NULL$)/);
+      expect(statement).toMatch(
+        /IF NOT EXISTS [^(]*"crm"(\.|$)|"crm"\.\w+ (ADD COLUMN IF NOT EXISTS|ALTER COLUMN \w+ DROP NOT NULL$)/,
+      );
       expect(statement).not.toContain('messaging_gateway');
     }
   });
