@@ -19,6 +19,7 @@ const benches: Record<string, () => Promise<{ lines: string[]; ok: boolean }>> =
   otel: async () => (await import('./otel.js')).otelBench(),
   clients: async () => (await import('./clients.js')).clientsBench(),
   postgres: async () => (await import('./postgres.js')).postgresBench(),
+  windows: async () => (await import('./windows.js')).windowsBench(),
 };
 
 const only = process.argv.slice(2);

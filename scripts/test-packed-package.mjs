@@ -37,6 +37,8 @@ try {
     const redis = await import('messaging-gateway-sdk/redis');
     assert.equal(typeof redis.redisRateLimiter, 'function');
     assert.throws(() => redis.redisDedupeStore({}), main.GatewayError);
+    assert.throws(() => redis.redisWindowStore({}), main.GatewayError);
+    assert.ok(new main.ConversationWindowError({ code: 'window', transport: 'wapi', channelId: 'c', chatId: '1' }) instanceof main.GatewayValidationError);
     const pg = await import('messaging-gateway-sdk/postgres');
     assert.throws(() => pg.postgresStore({}), main.GatewayError);
     console.log('esm: ok');

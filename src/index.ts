@@ -1,6 +1,6 @@
 /**
  * Entry point `messaging-gateway-sdk`: the client, its errors, the types of every call,
- * DeliveryTracker, and everything of `messaging-gateway-sdk/webhooks`. The zod schemas (runtime
+ * DeliveryTracker, ConversationWindows, and everything of `messaging-gateway-sdk/webhooks`. The zod schemas (runtime
  * values) are in `messaging-gateway-sdk/schemas`.
  * @module
  */
@@ -10,7 +10,7 @@ export type { GatewayPromise, WithResponse } from './core/api-promise.js';
 export type { Credential } from './core/credentials.js';
 export * from './core/errors.js';
 export type { Logger, LogLevel } from './core/logger.js';
-export type { ClientOptions, FetchLike, RequestOptions } from './core/options.js';
+export type { ChannelFacts, ClientOptions, FetchLike, RequestOptions, WindowGuard } from './core/options.js';
 export type { RateLimiterLike, RateLimitOptions, Release } from './core/rate-limiter.js';
 export type { BackoffOptions } from './core/retry-policy.js';
 export type { ChannelCalls, ChannelConnection } from './resources/channel-connect/connection.js';
@@ -70,6 +70,12 @@ export {
   type V3WebhookSettings,
   type V3WebhookSettingsParams,
 } from './schemas/subscriptions.js';
+export {
+  type ConversationCount,
+  type ConversationWindow,
+  ConversationWindows,
+  type ConversationWindowsOptions,
+} from './tracking/conversation-windows.js';
 export type { DeliveryFeed, DeliveryStore, StatusEntry } from './tracking/delivery-store.js';
 export {
   DeliveryTracker,
@@ -77,5 +83,12 @@ export {
   type DeliveryTrackerOptions,
   type WaitForOptions,
 } from './tracking/delivery-tracker.js';
+export { MemoryWindowStore, type MemoryWindowStoreOptions } from './tracking/memory-window-store.js';
 export { DELIVERY_ORDER, type DeliveryStatus, type FinalStatus } from './tracking/status-order.js';
+export type {
+  ChannelRecord,
+  ChatFacts,
+  ConversationStart,
+  WindowStore,
+} from './tracking/window-store.js';
 export * from './webhooks.js';

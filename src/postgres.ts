@@ -1,6 +1,6 @@
 /**
- * Entry point `messaging-gateway-sdk/postgres`: dedupe, the transactional inbox and outbox, and
- * delivery statuses in the CRM's own PostgreSQL. Pass the driver you already use in: `pg`
+ * Entry point `messaging-gateway-sdk/postgres`: dedupe, the transactional inbox and outbox,
+ * delivery statuses and conversation windows in the CRM's own PostgreSQL. Pass the driver you already use in: `pg`
  * (node-postgres), `postgres` (postgres.js) or `@electric-sql/pglite`, or the ORM on it: Prisma
  * (7, with a driver adapter), Drizzle, Kysely or Knex. This entry loads none of them (on Drizzle
  * it imports drizzle-orm's `sql` once it is given a Drizzle database). The SQL of its tables is in
@@ -25,6 +25,7 @@ export {
   postgresStore,
 } from './postgres/store.js';
 export type { PostgresTransaction } from './postgres/transaction-type.js';
+export { PostgresWindowStore } from './postgres/window-store.js';
 export type { ClaimResult, DedupeStore } from './webhooks/receive/dedupe-store.js';
 export type { ListenerContext } from './webhooks/receive/events.js';
 export type { WebhookQueue } from './webhooks/receive/options.js';

@@ -7,6 +7,8 @@
  * - {@link redisDedupeStore}: a delivery is processed by exactly one instance.
  * - {@link redisDeliveryStore}: `DeliveryTracker.waitFor` on one instance sees statuses that
  *   reach any instance.
+ * - {@link redisWindowStore}: `ConversationWindows` judge a send on any instance by what any
+ *   instance heard.
  *
  * Redis unreachable: every call fails within its `timeoutMs` with a `GatewayError` whose
  * `retryable` is true and whose message says Redis is unreachable.
@@ -27,4 +29,6 @@ export {
   redisDeliveryStore,
 } from './redis/delivery-store.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions, redisRateLimiter } from './redis/rate-limiter.js';
+export { RedisWindowStore, type RedisWindowStoreOptions, redisWindowStore } from './redis/window-store.js';
 export type { DeliveryFeed, DeliveryStore, StatusEntry } from './tracking/delivery-store.js';
+export type { ChannelRecord, ChatFacts, ConversationStart, WindowStore } from './tracking/window-store.js';

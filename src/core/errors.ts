@@ -273,6 +273,76 @@ export class GatewayValidationError extends GatewayError {
   }
 }
 
+/** What a {@link ConversationWindowError} knows of the send it refused. */
+export interface ConversationWindowErrorInit {
+  /** `window`: text or a file outside the chat's window; `tier`: a conversation past the channel's tier. */
+  code: 'window' | 'tier';
+  /** The channel's transport: `wapi` or `instAPI`. */
+  transport: string;
+  channelId: string;
+  chatId: string;
+  lastInboundAt: number | undefined;
+  closedAt: number | undefined;
+  /** For `tier`: the channel's tier and its conversations a day. */
+  tier?: { name: string; cap: number } | undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The sentence of a refusal: what is closed, since when, and what would open it (no chat id, no text). */
+function windowRefusal(init: ConversationWindowErrorInit): string {
+  const on = `channel ${init.channelId}`;
+  if (init.code === 'tier') {
+    const tier = init.tier ? `${init.tier.name}: ${init.tier.cap}` : 'its tier';
+    return `Not sent: a template to this chat would start a new conversation, and the wapi ${on} has started all the conversations its tier allows in 24 hours (${tier}); it fails with over_24_hour_limit`;
+  }
+  const wapi = init.transport.toLowerCase() === 'wapi';
+  const window = wapi ? '24-hour' : '7-day';
+  const span = wapi ? '24 hours' : '7 days';
+  const since =
+    init.closedAt === undefined
+      ? `no message of the customer in the last ${span}`
+      : `it closed at ${iso(init.closedAt)}, ${span} after the customer's last message`;
+  const open = wapi
+    ? 'send a template: a template opens a wapi conversation'
+    : 'it opens again when the customer writes';
+  return `Not sent: the ${window} conversation window of this ${wapi ? 'wapi' : 'instagram'} chat on ${on} is closed (${since}); ${open}`;
+}
+
+/**
+ * `GatewayClient({ windows })` refused a send before any request (`requestSent: false`): text or
+ * a file to a chat outside its conversation window (`code: 'window'`: wapi 24 hours, instagram
+ * 7 days after the customer's last message), or a template that would start a wapi conversation
+ * past the channel's tier (`code: 'tier'`). The service would accept such a send and fail it later
+ * (`over_24_hour_limit`, `messages_not_text_first`). A template opens a wapi conversation.
+ */
+export class ConversationWindowError extends GatewayValidationError {
+  override name = 'ConversationWindowError';
+  /** Why: outside the chat's window, or past the channel's tier. */
+  readonly code: 'window' | 'tier';
+  /** The channel the send named. */
+  readonly channelId: string;
+  /**
+   * The chat the send named. Not enumerable: `JSON.stringify(error)` and loggers leave it out, as
+   * it is often a phone number.
+   */
+  declare readonly chatId: string;
+  /** When the customer last wrote (ms since the epoch), or undefined when no message is known. */
+  readonly lastInboundAt: number | undefined;
+  /** When the window closed (ms since the epoch), or undefined when it never opened. */
+  readonly closedAt: number | undefined;
+
+  constructor(init: ConversationWindowErrorInit) {
+    super([{ path: [], message: windowRefusal(init) }], 'send');
+    this.message = this.issues[0]?.message ?? this.message;
+    this.code = init.code;
+    this.channelId = init.channelId;
+    Object.defineProperty(this, 'chatId', { value: init.chatId, enumerable: false });
+    this.lastInboundAt = init.lastInboundAt;
+    this.closedAt = init.closedAt;
+  }
+}
+
 /** A webhook body is not valid JSON or does not have the structure of any known delivery. */
 export class WebhookParseError extends GatewayError {
   override name = 'WebhookParseError';
@@ -313,7 +383,18 @@ export function isTemporaryReason(reason: string | null): boolean {
   return lower === 'network_error' || lower === 'to_many_requests' || lower.startsWith('message_channel_');
 }
 
-/** DeliveryTracker: the message reached status `failed`. */
+/** What the reasons of the conversation windows mean, said beside them (see ConversationWindows). */
+const WINDOW_REASONS: Readonly<Record<string, string>> = {
+  over_24_hour_limit:
+    "wapi: outside the chat's 24-hour conversation window, or past the conversations the channel's tier allows a day; a template opens a conversation",
+  messages_not_text_first:
+    "instagram: outside the chat's 7-day conversation window; it opens again when the customer writes",
+};
+
+/**
+ * DeliveryTracker: the message reached status `failed`. The message says what the reasons of the
+ * conversation windows mean (`over_24_hour_limit`, `messages_not_text_first`).
+ */
 export class MessageFailedError extends GatewayError {
   override name = 'MessageFailedError';
   /**
@@ -327,7 +408,11 @@ export class MessageFailedError extends GatewayError {
   readonly messageId: string | null;
 
   constructor(init: { reason: MessageFailureReason | null; requestId: string; messageId: string | null }) {
-    super(`Message ${init.requestId} failed: ${init.reason ?? 'no reason given'}`, {
+    const reason = init.reason;
+    const meaning =
+      reason !== null && Object.hasOwn(WINDOW_REASONS, reason) ? WINDOW_REASONS[reason] : undefined;
+    const why = `${init.reason ?? 'no reason given'}${meaning ? ` (${meaning})` : ''}`;
+    super(`Message ${init.requestId} failed: ${why}`, {
       retryable: isTemporaryReason(init.reason),
     });
     this.reason = init.reason;

@@ -10,7 +10,7 @@ import { GatewayAbortError, GatewayTimeoutError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { LongWaits } from './limiter-wait.js';
 import { Log } from './logger.js';
-import type { RequestOptions } from './options.js';
+import type { RequestOptions, WindowGuard } from './options.js';
 import type { RateLimiterLike, Release } from './rate-limiter.js';
 import { Redactor } from './redact.js';
 import { withRequestSent } from './request-sent.js';
@@ -50,6 +50,11 @@ export class HttpCore {
   /** Whether request bodies are checked before sending. */
   get validateRequests(): boolean {
     return this.#options.validateRequests;
+  }
+
+  /** The `windows` option: what a send is checked against before it leaves; undefined when none. */
+  get windows(): WindowGuard | undefined {
+    return this.#options.windows;
   }
 
   /** The full address of a call, as errors report it (credentials travel in headers, never here). */

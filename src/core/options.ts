@@ -1,3 +1,4 @@
+import type { SendMessageParams } from '../schemas/messages.js';
 import type { Credential } from './credentials.js';
 import type { Logger, LogLevel } from './logger.js';
 import type { RateLimiterLike, RateLimitOptions } from './rate-limiter.js';
@@ -99,6 +100,36 @@ export interface ClientOptions {
    * @default process.env.GATEWAY_LOG, else 'warn'
    */
   logLevel?: LogLevel;
+  /**
+   * A `ConversationWindows`: each send of text or a file to a wapi or instagram chat outside its
+   * conversation window, and each template past a wapi channel's tier, is refused before any
+   * request with a `ConversationWindowError`. The client also tells it the transport and tier of
+   * every channel it reads (`channels.list`, `get`, `create`, `reinit`). Clients derived with
+   * `withOptions` share it. @default none: nothing is checked
+   */
+  windows?: WindowGuard;
+}
+
+/** What a channel answer tells the `windows` option: its transport and, for wapi, its tier. */
+export interface ChannelFacts {
+  channel_id: string;
+  transport?: string | null | undefined;
+  tier?: string | null | undefined;
+}
+
+/**
+ * What the client calls of its `windows` option (a `ConversationWindows`): `beforeSend` before
+ * each send, `learnChannels` with the channels it read.
+ */
+export interface WindowGuard {
+  /**
+   * Rejects with a `ConversationWindowError` when the send must not leave. Resolves to a function
+   * the client calls with the send's error when a send that started a wapi conversation failed
+   * (the conversation is given back when the service never took it), or undefined.
+   */
+  beforeSend(params: SendMessageParams): Promise<((error: unknown) => void) | undefined>;
+  /** Learns the transport and tier of channels the client read. */
+  learnChannels(channels: readonly ChannelFacts[]): Promise<void>;
 }
 
 /** Per-call options, the optional last argument of every method. */

@@ -4,7 +4,7 @@ import { checkCount, checkHeaders, checkMs, optionError } from './checks.js';
 import type { Credential } from './credentials.js';
 import { GatewayError, GatewayValidationError } from './errors.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
-import type { ClientOptions, FetchLike, RequestOptions } from './options.js';
+import type { ClientOptions, FetchLike, RequestOptions, WindowGuard } from './options.js';
 import { RateLimiter, type RateLimiterLike, type RateLimitOptions } from './rate-limiter.js';
 
 /**
@@ -33,6 +33,8 @@ export interface ResolvedClientOptions {
   headers: Record<string, string>;
   logger: Logger;
   logLevel: LogLevel;
+  /** The `windows` option; undefined when sends are not checked against conversation windows. */
+  windows: WindowGuard | undefined;
   /** Shared by the clients derived from this one while baseUrl, v3BaseUrl and fetch stay the same. */
   http: SharedHttp;
 }
@@ -108,6 +110,16 @@ function resolveFetch(fetch: unknown): FetchLike | undefined {
   return fetch as FetchLike | undefined;
 }
 
+function resolveWindows(windows: unknown): WindowGuard | undefined {
+  if (windows === undefined) return undefined;
+  for (const method of ['beforeSend', 'learnChannels'] as const) {
+    const fn = typeof windows === 'object' && windows !== null ? (windows as WindowGuard)[method] : undefined;
+    if (typeof fn !== 'function')
+      throw optionError(['windows', method], 'a function (pass a ConversationWindows)', fn, WHAT);
+  }
+  return windows as WindowGuard;
+}
+
 function resolveLogger(logger: unknown): Logger {
   if (logger === undefined) return console;
   for (const method of ['debug', 'info', 'warn', 'error'] as const) {
@@ -151,6 +163,7 @@ export function resolveClientOptions(options: ClientOptions = {}): ResolvedClien
     headers: options.headers === undefined ? {} : checkHeaders(options.headers, ['headers'], WHAT),
     logger: resolveLogger(options.logger),
     logLevel: resolveLogLevel(options.logLevel),
+    windows: resolveWindows(options.windows),
     http: {},
   };
 }

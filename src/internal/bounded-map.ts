@@ -8,11 +8,10 @@ export class BoundedMap<K, V> {
   readonly max: number;
   readonly #map = new Map<K, V>();
   /**
-   * Walks the map from its oldest entry and is kept between calls. A fresh iterator would step
-   * over every entry deleted since the table was last compacted, on each call: a full map losing
-   * its oldest key at each insertion made that a walk of thousands of entries per key. This one
-   * passes each deleted entry once. Every held entry is at or after it (a key set again goes to
-   * the end).
+   * Walks the map from its oldest entry and is kept between calls, so each deleted entry is
+   * stepped over once, not on every call (a Map's iterator passes the deleted entries its table
+   * still holds): a full map dropping its oldest key at each insertion stays O(1) per key. Every
+   * held entry is at or after it (a key set again goes to the end).
    */
   #cursor: Iterator<[K, V]> | undefined;
   /** The oldest entry, once the cursor found it, until it is deleted or moved. */

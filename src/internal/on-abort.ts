@@ -2,8 +2,8 @@
  * One real `abort` listener per signal, however many callers wait on it.
  *
  * Node's EventTarget walks its whole listener list on every `addEventListener` (to skip
- * duplicates), so many queued calls sharing one signal cost quadratic time (100k took 80 s).
- * Here each signal gets one listener and a Set of callbacks: adding and removing are O(1).
+ * duplicates), so many waits sharing one signal would cost time quadratic in their number. Here
+ * each signal gets one listener and a Set of callbacks: adding and removing are O(1).
  * @module
  */
 

@@ -1,21 +1,21 @@
-import type { EventMap, ListenerMap } from './listener-map.js';
+import type { AnyListener } from './listeners.js';
 
 /**
- * Runs every listener of `event` with `args`, in order (each with its context; `once` ones
- * removed), awaits what each returns, and gives the error of each that threw or rejected (empty
- * when all succeeded). Never rejects: one failing listener never stops the others, and no
- * rejection is left unhandled. A plain function, as octokit's `receive` settles its handlers.
+ * Runs `listeners` (what an emitter's `listeners(event)` returned: a copy, so a listener added
+ * meanwhile waits for the next run) with `args`, in order, awaits what each returns, and gives the
+ * error of each that threw or rejected (empty when all succeeded). Never rejects: one failing
+ * listener never stops the others, and no rejection is left unhandled. A plain function, as
+ * octokit's `receive` settles its handlers.
  */
-export async function settleListeners<Events extends EventMap<Events>>(
-  listeners: ListenerMap<Events>,
-  event: keyof Events,
+export async function settleListeners(
+  listeners: readonly AnyListener[],
   ...args: unknown[]
 ): Promise<unknown[]> {
   const failures: unknown[] = [];
   const running: unknown[] = [];
-  for (const { fn, context } of listeners.take(event)) {
+  for (const listener of listeners) {
     try {
-      running.push(fn.apply(context, args));
+      running.push(listener(...args));
     } catch (error) {
       failures.push(error);
     }

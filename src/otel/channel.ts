@@ -11,10 +11,9 @@ import { type ChannelContext, type ChannelHandler, errorType } from './telemetry
 export function subscribeChannel(name: string, handler: ChannelHandler): () => void {
   const channel = tracingChannel(`messaging-gateway-sdk:${name}`);
   // What ends the span is kept on the context itself, under a key only this subscription holds
-  // (two instrument() at once each keep their own): a WeakMap entry per delivery, which the
-  // garbage collector must trace as an ephemeron, cost more than the rest of the start. It is a
-  // closure, not the span: the context goes to every subscriber, the user's own too, which would
-  // otherwise print or spread our live span.
+  // (two instrument() at once each keep their own), so nothing outlives the delivery in a table
+  // of ours. It is a closure, not the span: the context goes to every subscriber, the user's own
+  // too, which would otherwise print or spread our live span.
   const held = Symbol(name);
   type Held = ChannelContext & { [held]?: () => void };
   const finish = (ctx: ChannelContext, span: Span | undefined, started: number) => {

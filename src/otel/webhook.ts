@@ -23,7 +23,9 @@ const PROCESS_SPAN: SpanOptions = {
  * `messaging-gateway-sdk:webhook`, one per delivery handled or received: a CONSUMER
  * `process {event}` span with the outcome row and the status answered, linked to the span of each
  * send of this process whose status it carries; `messaging.process.duration` and the outcome
- * counter.
+ * counter. A request answered before it was admitted (`admitted: false`: refused, or the v3
+ * probe) processed nothing: it is only counted under its outcome row, so a secret that stopped
+ * matching shows on a dashboard.
  */
 export function webhookHandler(telemetry: Telemetry): ChannelHandler {
   const processing = telemetry.meter.createHistogram('messaging.process.duration', {
@@ -36,8 +38,13 @@ export function webhookHandler(telemetry: Telemetry): ChannelHandler {
     unit: '{delivery}',
   });
   return {
-    start: () => telemetry.tracer.startSpan('process', PROCESS_SPAN, context.active()),
+    start: (ctx) =>
+      ctx.admitted === false
+        ? undefined
+        : telemetry.tracer.startSpan('process', PROCESS_SPAN, context.active()),
     end(ctx, span, started) {
+      outcomes.add(1, { 'gateway.webhook.outcome': text(ctx.outcome) ?? 'unknown' });
+      if (ctx.admitted === false) return;
       const kind = text(ctx.kind);
       if (span) {
         if (kind) span.updateName(`process ${kind}`);
@@ -58,7 +65,6 @@ export function webhookHandler(telemetry: Telemetry): ChannelHandler {
       if (kind) attributes['gateway.webhook.event'] = kind;
       if (error) attributes['error.type'] = error;
       processing.record((performance.now() - started) / 1000, attributes);
-      outcomes.add(1, { 'gateway.webhook.outcome': text(ctx.outcome) ?? 'unknown' });
     },
   };
 }

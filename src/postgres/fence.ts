@@ -5,6 +5,13 @@ import type { SqlSession } from './sql-driver.js';
 const ENDED =
   "tx was used after its transaction ended (its time limit passed, its connection was lost, or the listener or responder had returned): nothing written through it would have been part of the delivery's transaction";
 
+/** Why `tx.commit()` is refused: the store ends the transaction. */
+const COMMIT =
+  "tx.commit() was called by a listener or responder: the store commits tx itself once they return (a commit of your own would keep your writes without the delivery's record, and the delivery would run again)";
+
+/** The methods that hand a nested transaction (a savepoint) to a callback: Drizzle's and Knex's `transaction`, postgres.js's `savepoint`. */
+const NESTING: ReadonlySet<PropertyKey> = new Set(['transaction', 'savepoint']);
+
 /**
  * Closes a transaction to its listeners and responders once the store's work in it ended, or the
  * driver gave it up: the `tx` they were given (and the store's own queries in their async
@@ -15,6 +22,8 @@ const ENDED =
  */
 export class Fence {
   #open = true;
+  /** The handle given to {@link handle}: its own `commit` is refused. */
+  #root: unknown;
   /** The fenced view of each object reached through the handle, made once. */
   readonly #views = new WeakMap<object, object>();
   /** The fenced form of each method, per object it was read from. */
@@ -40,8 +49,13 @@ export class Fence {
    * builder, a model's delegate, a lazy promise) is fenced the same way, so a builder made in
    * time but run later (Drizzle's, Knex's and Prisma's run on `await`, Kysely's on `execute()`)
    * is refused too; what a promise resolves to (rows, a created model) is the caller's, as is.
+   * A nested transaction's handle, given to the callback of `tx.transaction(…)` or
+   * `tx.savepoint(…)`, is fenced the same way (else a listener past its time-out wrote through it
+   * outside any transaction). The handle's own `commit()` (Knex's `trx.commit()`) always throws:
+   * the store commits.
    */
   handle<T>(handle: T): T {
+    this.#root = handle;
     return this.#view(handle) as T;
   }
 
@@ -80,11 +94,36 @@ export class Fence {
     }
     const known = methods.get(property);
     if (known?.of === value) return known.fenced;
+    const commit = object === this.#root && property === 'commit';
+    const nesting = NESTING.has(property);
     const fenced = (...args: unknown[]) => {
+      if (commit) throw new GatewayError(COMMIT);
       this.#check();
-      return this.#view(Reflect.apply(value as (...a: unknown[]) => unknown, object, args));
+      const given = nesting ? args.map((arg) => this.#fencingArguments(arg)) : args;
+      return this.#view(Reflect.apply(value as (...a: unknown[]) => unknown, object, given));
     };
     methods.set(property, { of: value, fenced });
     return fenced;
+  }
+
+  /**
+   * A callback given to a nesting method, called with the fenced view of what it is given (the
+   * nested handle). Once the fence closed, its promise never settles: the ORM would answer it with
+   * the savepoint's RELEASE or ROLLBACK TO, sent on a connection the transaction gave up, which may
+   * by then be in another delivery's transaction.
+   */
+  #fencingArguments(arg: unknown): unknown {
+    if (typeof arg !== 'function') return arg;
+    return async (...inner: unknown[]) => {
+      try {
+        return await Reflect.apply(
+          arg,
+          undefined,
+          inner.map((value) => this.#view(value)),
+        );
+      } finally {
+        if (!this.#open) await new Promise(() => {});
+      }
+    };
   }
 }

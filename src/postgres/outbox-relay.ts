@@ -1,6 +1,7 @@
 import { checkCount, MAX_TIMER_MS } from '../core/checks.js';
 import {
   AuthenticationError,
+  ConversationWindowError,
   GatewayApiError,
   GatewayError,
   GatewayValidationError,
@@ -210,12 +211,16 @@ interface Outcome {
 const ACCOUNT_REFUSALS = [RateLimitError, AuthenticationError, PermissionDeniedError];
 
 /**
- * A send that failed: refused before it left by a rule of the spec (`failed`), never left or
+ * A send that failed: refused before it left by a rule of the spec (`failed`, reason
+ * `invalid_request`) or by the client's conversation windows (`failed`, reason `window` or
+ * `tier`), never left or
  * refused for the account (`pending` again: sent later), refused by the service (other 4xx:
  * `failed`, its code as the reason), or of unknown fate (`unknown`: it may have reached the
  * service).
  */
 function outcomeOf(error: unknown): Outcome {
+  // Outside its conversation window, or past the tier: the service would fail it (`window`, `tier`).
+  if (error instanceof ConversationWindowError) return { status: 'failed', reason: error.code };
   if (error instanceof GatewayValidationError) return { status: 'failed', reason: 'invalid_request' };
   if (error instanceof GatewayError && !error.requestSent) return { status: 'pending', reason: null };
   if (ACCOUNT_REFUSALS.some((refusal) => error instanceof refusal))

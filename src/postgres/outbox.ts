@@ -33,7 +33,10 @@ export interface OutboxRow {
   status: OutboxStatus;
   /** The service's request id, once sent. */
   request_id: string | null;
-  /** Why it failed (the spec's reason, or the refusal's code), or why it is unknown. */
+  /**
+   * Why it failed (the spec's reason, the refusal's code, `invalid_request`, or `window` / `tier`
+   * when the client's conversation windows refused it), or why it is unknown.
+   */
   reason: string | null;
   /** When `send` wrote it. */
   created_at: Date;

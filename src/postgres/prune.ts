@@ -20,6 +20,11 @@ export interface PruneResult {
   statuses: number;
   /** Sends accepted, sent, delivered, read or failed, not updated for `olderThanMs`. */
   outbox: number;
+  /**
+   * Chats of the conversation windows heard from, and written to first, longer ago than
+   * `olderThanMs` and than 8 days (a day past the longest window: none of them can be open).
+   */
+  windows: number;
 }
 
 // What each table lets go: `$1` is the cut-off (`before`), and whether `olderThanMs` applies.
@@ -30,6 +35,11 @@ const FINISHED: Record<keyof PruneResult, (t: Tables) => [table: string, where: 
   outbox: (t) => [
     t.outbox,
     `status IN ('accepted', 'sent', 'delivered', 'read', 'failed') AND updated_at < $1`,
+    true,
+  ],
+  windows: (t) => [
+    t.windowChats,
+    `greatest(last_inbound_at, conversation_at) < least($1, now() - interval '8 days')`,
     true,
   ],
 };
@@ -45,7 +55,7 @@ const before = `(now() - $1::float8 * interval '1 millisecond')`;
 export async function prune(db: Database, t: Tables, options: PruneOptions): Promise<PruneResult> {
   const olderThanMs = checkCount(options?.olderThanMs, ['olderThanMs'], 'prune options', 0);
   const batchSize = checkCount(options?.batchSize ?? 1_000, ['batchSize'], 'prune options', 1);
-  const result: PruneResult = { dedupeKeys: 0, inbox: 0, statuses: 0, outbox: 0 };
+  const result: PruneResult = { dedupeKeys: 0, inbox: 0, statuses: 0, outbox: 0, windows: 0 };
   for (const part of Object.keys(FINISHED) as (keyof PruneResult)[]) {
     const [table, where, aged] = FINISHED[part](t);
     const statement = `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(

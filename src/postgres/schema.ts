@@ -13,6 +13,9 @@ export interface Tables {
   statuses: string;
   outbox: string;
   migrations: string;
+  windowChannels: string;
+  windowChats: string;
+  windowListening: string;
 }
 
 /** The tables of `schema`; a schema name that is not a plain identifier is refused. */
@@ -31,6 +34,9 @@ export function tablesOf(schema: string = DEFAULT_SCHEMA): Tables {
     statuses: q('statuses'),
     outbox: q('outbox'),
     migrations: q('migrations'),
+    windowChannels: q('window_channels'),
+    windowChats: q('window_chats'),
+    windowListening: q('window_listening'),
   };
 }
 

@@ -7,6 +7,7 @@ import { PostgresOutbox } from './outbox.js';
 import { type PruneOptions, type PruneResult, prune } from './prune.js';
 import { migrate, migrationSql, tablesOf } from './schema.js';
 import type { PostgresTransaction } from './transaction-type.js';
+import { PostgresWindowStore } from './window-store.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -49,6 +50,16 @@ export interface PostgresStore<D = PostgresDatabase> {
   readonly deliveries: PostgresDeliveryStore;
   /** The transactional outbox: `send(tx, params)` in the caller's transaction, `relay(client)` sends. */
   readonly outbox: PostgresOutbox;
+  /**
+   * A `WindowStore` for `ConversationWindows`: what any instance heard of each chat's last inbound
+   * message and each channel's transport and tier, so a send on any instance is judged by it.
+   * @example
+   * ```ts
+   * const windows = new ConversationWindows({ store: store.windows }).attach(hooks);
+   * const client = new GatewayClient({ windows });
+   * ```
+   */
+  readonly windows: PostgresWindowStore;
   /**
    * Deletes finished rows older than `olderThanMs`: done deliveries, delivery statuses, sends
    * that reached the service, and idempotency keys past their time to live. Dead deliveries,
@@ -116,6 +127,7 @@ export function postgresStore<D extends PostgresDatabase>(
     inbox: new PostgresInbox(database, tables),
     deliveries: new PostgresDeliveryStore(database, tables),
     outbox: new PostgresOutbox(database, tables),
+    windows: new PostgresWindowStore(database, tables),
     prune: (options) => prune(database, tables, options),
     tx: (context) => txOf(context) as PostgresTransaction<D>,
   };

@@ -10,8 +10,14 @@ export interface IoRedisLike {
   ping(): Promise<unknown>;
   /** Event listeners: `message`, `ready`, `end`, `error`. */
   on(event: string, listener: (...args: string[]) => void): unknown;
+  /** A listener called once: `ready`, `end`. */
+  once(event: string, listener: () => void): unknown;
+  /** Removes a listener. */
+  off(event: string, listener: () => void): unknown;
   /** Closes the connection at once. */
   disconnect(): void;
+  /** The connection's state: `'ready'` once it can take commands (a `Cluster`: once it knows its nodes). */
+  readonly status?: string;
   /** True on a `Cluster`. */
   readonly isCluster?: boolean;
   /** A `Cluster`'s connections to its nodes (the subscriber opens its own beside one of them). */

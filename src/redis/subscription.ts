@@ -56,7 +56,8 @@ async function subscribeIoRedis(
   let closed = false;
   let current: IoRedisLike | undefined;
 
-  const open = (): Promise<unknown> => {
+  const open = async (): Promise<unknown> => {
+    await clusterReady(client);
     const nodes = client.isCluster === true ? (client.nodes?.('all') ?? []) : [client];
     const sub = nodes[Math.floor(Math.random() * nodes.length)]?.duplicate();
     current = sub;
@@ -99,6 +100,27 @@ async function subscribeIoRedis(
     throw error;
   }
   return close;
+}
+
+/**
+ * Resolves once an ioredis `Cluster` is ready: until then (a store used in the same tick as `new
+ * Cluster()`) it knows none of its nodes to open the subscriber beside. A plain connection needs no
+ * wait: its `duplicate()` connects by itself. Rejects when the cluster client is closed first.
+ */
+function clusterReady(client: IoRedisLike): Promise<void> {
+  if (client.isCluster !== true || client.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const ready = () => {
+      client.off('end', ended);
+      resolve();
+    };
+    const ended = () => {
+      client.off('ready', ready);
+      reject(new Error('the cluster client was closed before it was ready'));
+    };
+    client.once('ready', ready);
+    client.once('end', ended);
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { GatewayPromise } from '../core/api-promise.js';
+import type { GatewayPromise, WithResponse } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import {
   type Channel,
@@ -40,7 +40,7 @@ export class Channels extends Resource {
     return this.promise(async () => {
       this.check(createChannelParams, params, 'channel');
       const spec = { surface: 'v2', method: 'POST', path: '/v2/channels', body: params } as const;
-      return this.request(spec, options, (data) => this.read(createdList, data));
+      return this.#learned(await this.request(spec, options, (data) => this.read(createdList, data)));
     });
   }
 
@@ -62,9 +62,8 @@ export class Channels extends Resource {
     return this.promise(async () => {
       this.check(reinitChannelParams, params, 'reinit');
       const path = `/v2/channels/${segment(channelId)}/reinit`;
-      return this.request({ surface: 'v2', method: 'POST', path, body: params }, options, (data) =>
-        this.read(channelList, data),
-      );
+      const spec = { surface: 'v2', method: 'POST', path, body: params } as const;
+      return this.#learned(await this.request(spec, options, (data) => this.read(channelList, data)));
     });
   }
 
@@ -76,17 +75,18 @@ export class Channels extends Resource {
   get(channelId: string, options?: RequestOptions): GatewayPromise<Channel> {
     return this.promise(async () => {
       const spec = { surface: 'v2', method: 'GET', path: `/v2/channels/${segment(channelId)}` } as const;
-      return this.request(spec, options, (data) => this.readOne(channelList, data, spec));
+      return this.#learned(
+        await this.request(spec, options, (data) => this.readOne(channelList, data, spec)),
+      );
     });
   }
 
   /** Every channel of the account (GET /v2/channels). */
   list(options?: RequestOptions): GatewayPromise<Channel[]> {
-    return this.promise(() =>
-      this.request({ surface: 'v2', method: 'GET', path: '/v2/channels' }, options, (data) =>
-        this.read(channelList, data),
-      ),
-    );
+    return this.promise(async () => {
+      const spec = { surface: 'v2', method: 'GET', path: '/v2/channels' } as const;
+      return this.#learned(await this.request(spec, options, (data) => this.read(channelList, data)));
+    });
   }
 
   /** Removes a channel (DELETE /v2/channels/{id}); chats are deleted only with `delete_chats: true`. */
@@ -119,6 +119,13 @@ export class Channels extends Resource {
       const spec = { surface: 'v2', method: 'POST', path, body: params } as const;
       return this.request(spec, options, (data) => this.readOne(pairingList, data, spec));
     });
+  }
+
+  /** The answer, once the client's `windows` (if any) learned the transport and tier of its channels. */
+  async #learned<T extends WithResponse<CreatedChannel[] | Channel>>(answer: T): Promise<T> {
+    const windows = this.core.windows;
+    if (windows) await windows.learnChannels(Array.isArray(answer.data) ? answer.data : [answer.data]);
+    return answer;
   }
 
   /**

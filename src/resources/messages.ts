@@ -31,6 +31,9 @@ export class Messages extends Resource {
   send(params: SendMessageParams, options?: RequestOptions): GatewayPromise<SendMessageResult> {
     return this.promise(async () => {
       this.check(sendMessageParams, params, 'message');
+      // Outside its conversation window the send is refused here; a wapi conversation it starts
+      // is handed back through `started` when the send fails.
+      const started = await this.core.windows?.beforeSend(params);
       const destination = { chatType: params.recipient?.chat_type, channelId: params.channel_id };
       const spec = {
         surface: 'v2',
@@ -39,7 +42,12 @@ export class Messages extends Resource {
         body: params,
         destination,
       } as const;
-      return this.request(spec, options, (data) => this.read(sendMessageResult, data));
+      const sent = this.request(spec, options, (data) => this.read(sendMessageResult, data));
+      if (!started) return sent;
+      return sent.catch((error: unknown) => {
+        started(error);
+        throw error;
+      });
     });
   }
 

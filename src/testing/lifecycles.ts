@@ -43,24 +43,30 @@ export async function deliverStatus(
   return both(d, 'message.status_update', items.v2, items.v3 && { statuses: [items.v3] });
 }
 
-/** Why the service fails a send it accepted, or null: a text over its limit, an unregistered number. */
-function failureOf(m: FakeMessage): string | null {
+/**
+ * Why the service itself fails a send it accepted, or null: a text over its limit, or outside the
+ * chat's conversation window or the wapi tier (decided when it was accepted).
+ */
+function serviceFailure(m: FakeMessage): string | null {
   if (textTooLong(m.body)) return 'text_length_is_too_much';
-  return isUnregistered(m) ? 'bad_contact' : null;
+  return m.failsWith ?? null;
 }
 
 /**
  * The life of an accepted send: message.add, then accepted → sent → delivered → read, or
- * accepted → failed for a text over its limit (text_length_is_too_much, even with autoStatuses
- * off: the service decides it) or an unregistered number (bad_contact). Each delivery is
- * answered before the next step, so a receiver sees them in order. A status set meanwhile by
- * `simulate.status` ends it where that status is ahead.
+ * accepted → failed for what the service decides (even with autoStatuses off): a text over its
+ * limit (text_length_is_too_much), a send outside the chat's conversation window
+ * (over_24_hour_limit for wapi, messages_not_text_first for instagram) or a wapi conversation
+ * past the tier (over_24_hour_limit); or, with autoStatuses, for an unregistered number
+ * (bad_contact). Each delivery is answered before the next step, so a receiver sees them in
+ * order. A status set meanwhile by `simulate.status` ends it where that status is ahead.
  */
 export async function messageLife(d: Deliverer, m: FakeMessage, autoStatuses: boolean): Promise<void> {
   const epoch = d.epoch;
   await both(d, 'message.add', outboundAdd(m), { messages: [v3Echo(m)] });
-  const failure = failureOf(m);
-  if (!autoStatuses && failure !== 'text_length_is_too_much') return;
+  const decided = serviceFailure(m);
+  const failure = decided ?? (isUnregistered(m) ? 'bad_contact' : null);
+  if (!autoStatuses && decided === null) return;
   const path = failure ? ['accepted', 'failed'] : ['accepted', 'sent', 'delivered', 'read'];
   for (const status of path) {
     if (!(await d.step(epoch)) || !movesForward(m.status, status)) return;

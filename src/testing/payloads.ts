@@ -19,6 +19,12 @@ export interface InboundMessage {
   /** The contact's display name. */
   name?: string;
   quoted_message_id?: string;
+  /**
+   * When the customer wrote (ms since the epoch): the delivery's v2 `timestamp` and v3
+   * `dateTime`, and when the chat's conversation window opened (an earlier time than now
+   * simulates a message written long ago). @default now
+   */
+  timestamp?: number;
 }
 
 /** True when a send goes to an unregistered number (see {@link UNREGISTERED_PREFIX}). */
@@ -78,7 +84,7 @@ export function statusItems(m: FakeMessage, status: string, reason: string | nul
 }
 
 /** The v2 message.add and the v3 messages item of an inbound message. */
-export function inboundItems(message: InboundMessage & { message_id: string }) {
+export function inboundItems(message: InboundMessage & { message_id: string; timestamp: number }) {
   const chat_type = message.chat_type ?? 'whatsapp';
   const v2 = {
     message_id: message.message_id,
@@ -86,7 +92,7 @@ export function inboundItems(message: InboundMessage & { message_id: string }) {
     channel_id: message.channel_id,
     direction: 'inbound',
     quoted_message_id: message.quoted_message_id ?? null,
-    timestamp: Date.now(),
+    timestamp: message.timestamp,
     status: 'accepted',
     crm_user_id: null,
     recipient: {
@@ -104,7 +110,7 @@ export function inboundItems(message: InboundMessage & { message_id: string }) {
     channelId: message.channel_id,
     chatType: chat_type,
     chatId: message.chat_id,
-    dateTime: new Date().toISOString().slice(0, 23),
+    dateTime: new Date(message.timestamp).toISOString().slice(0, 23),
     type: message.attachment ? 'document' : 'text',
     isEcho: false,
     contact: { name: message.name ?? null },

@@ -94,6 +94,7 @@ function send({ res, state, effects, body }: RouteContext): true {
     status: 'accepted',
     reason: null,
     sentAt: Date.now(),
+    failsWith: state.windows.failureOf(channel, chatId, body, Date.now()),
     body,
   };
   state.addMessage(message);

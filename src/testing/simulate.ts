@@ -11,7 +11,9 @@ import type { FakeState } from './state.js';
 export interface FakeGatewaySimulate {
   /**
    * A message from a contact: a v2 message.add (direction inbound) to the subscribers of
-   * message.add, and a v3 `messages` delivery when the v3 switch is on.
+   * message.add, and a v3 `messages` delivery when the v3 switch is on. It opens the chat's
+   * conversation window at its `timestamp` (wapi 24 hours, instagram 7 days): the fake fails text
+   * or a file sent to a wapi or instagram chat outside it.
    * @returns the deliveries made, once each was answered
    */
   inbound(message: InboundMessage): Promise<DeliveryRecord[]>;
@@ -54,8 +56,13 @@ export function simulator(state: FakeState, deliverer: Deliverer): FakeGatewaySi
     async inbound(message) {
       const message_id = message.message_id ?? randomUUID();
       const { channel_id, chat_id, chat_type = 'whatsapp', text = '' } = message;
-      state.addReceived({ message_id, channel_id, chat_id, chat_type, text, receivedAt: Date.now() });
-      const items = inboundItems({ ...message, message_id });
+      const timestamp = message.timestamp ?? Date.now();
+      if (typeof timestamp !== 'number' || !Number.isFinite(timestamp)) {
+        throw new TypeError('simulate.inbound: timestamp must be ms since the epoch');
+      }
+      state.addReceived({ message_id, channel_id, chat_id, chat_type, text, receivedAt: timestamp });
+      state.windows.heard(channel_id, chat_id, timestamp);
+      const items = inboundItems({ ...message, message_id, timestamp });
       const made = await Promise.all([
         deliverer.v2('message.add', [items.v2]),
         deliverer.send({ messages: [items.v3] }),

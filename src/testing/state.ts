@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { FakeWindows } from './windows.js';
 
 /** A channel the fake gateway holds, with the fields of the spec's Channel resource. */
 export interface FakeChannel {
@@ -53,6 +54,11 @@ export interface FakeMessage {
   reason?: string | null;
   /** When the fake accepted it (ms since the epoch). */
   sentAt?: number;
+  /**
+   * Why the service fails it, decided when it was accepted: outside the chat's conversation
+   * window, or a wapi conversation past the tier (see windows.ts); null or absent otherwise.
+   */
+  failsWith?: string | null;
   body: Record<string, unknown>;
 }
 
@@ -63,7 +69,7 @@ export interface ReceivedMessage {
   chat_id: string;
   chat_type: string;
   text: string;
-  /** When it was simulated (ms since the epoch). */
+  /** When the customer wrote (`simulate.inbound`'s timestamp, ms since the epoch). */
   receivedAt: number;
 }
 
@@ -117,6 +123,8 @@ export class FakeState {
   readonly subscriptions = new Map<string, FakeSubscription>();
   /** Messages from contacts, by message_id (the inbox page's chats show them). */
   readonly received = new Map<string, ReceivedMessage>();
+  /** The chats' conversation windows and the wapi conversations started. */
+  readonly windows: FakeWindows;
   v3Settings: FakeV3Settings = initialV3();
   readonly timers = new ChannelTimers();
   /** Called after anything here changed (the inbox page listens); set by the inbox. */
@@ -126,6 +134,7 @@ export class FakeState {
     readonly maxRecords: number,
     readonly seeds: readonly SeededChannel[] = [],
   ) {
+    this.windows = new FakeWindows(maxRecords);
     this.#seed();
   }
 
@@ -147,6 +156,7 @@ export class FakeState {
     this.messages.clear();
     this.subscriptions.clear();
     this.received.clear();
+    this.windows.clear();
     this.timers.clear();
     this.v3Settings = initialV3();
     this.#seed();

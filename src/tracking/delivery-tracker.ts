@@ -1,5 +1,5 @@
 import { DeliveryTimeoutError, GatewayAbortError, MessageFailedError } from '../core/errors.js';
-import { ListenerMap, Listeners } from '../internal/listener-map.js';
+import { type Emitter, emitterOf, Listeners } from '../internal/listeners.js';
 import { messageOf } from '../internal/message-of.js';
 import { onAbort } from '../internal/on-abort.js';
 import { settleListeners } from '../internal/settle-listeners.js';
@@ -65,7 +65,7 @@ const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
  * `messaging-gateway-sdk/redis`).
  */
 export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
-  readonly #listeners: ListenerMap<DeliveryTrackerEvents>;
+  readonly #emitter: Emitter;
   readonly #store: DeliveryStore;
   // What this process has seen: the store itself when it is the in-memory one; else a mirror fed
   // by this process's statuses and the shared store's feed (for statusOf and time-out errors).
@@ -75,9 +75,9 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
   #detach: (() => void) | undefined;
 
   constructor(options: DeliveryTrackerOptions = {}) {
-    const listeners = new ListenerMap<DeliveryTrackerEvents>();
-    super(listeners);
-    this.#listeners = listeners;
+    const emitter = emitterOf();
+    super(emitter);
+    this.#emitter = emitter;
     this.#seen = new StatusStore(options.maxEntries ?? 10_000, options.retainMs ?? 600_000);
     this.#store = options.store ?? this.#seen;
   }
@@ -132,7 +132,7 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
   #emitStatus(update: MessageStatusUpdate & { request_id: string }): void {
     // Every listener runs (`once` honoured); a throw or rejection is logged, never thrown into the
     // delivery that carried the status.
-    void settleListeners(this.#listeners, 'status', update).then((failures) => {
+    void settleListeners(this.#emitter.listeners('status'), update).then((failures) => {
       for (const error of failures) {
         console.error(
           `[messaging-gateway-sdk] a DeliveryTracker 'status' listener failed: ${messageOf(error)}`,

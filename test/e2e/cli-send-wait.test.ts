@@ -135,6 +135,17 @@ describe('send --wait', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
     expect(JSON.parse(done.stdout)).toMatchObject({ ok: true, chat_id: '79001234567' });
   });
 
+  it('says why a message failed outside its conversation window: a wapi chat that never wrote', async () => {
+    gateway = await createFakeGateway({ stepMs: 5, channels: [{ channel_id: 'wapi-1', transport: 'wapi' }] });
+    const args = ['send', '--channel', 'wapi-1', '--to', 'whatsapp:79001234567', '--text', 'Hi'];
+    const env = { GATEWAY_BASE_URL: gateway.url, GATEWAY_TOKEN: gateway.token };
+    const { code, stderr } = await runBin([...args, '--wait', 'delivered', '--listen', '0'], '', env);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^MessageFailedError: Message \S+ failed: over_24_hour_limit \(wapi: outside/);
+    expect(stderr).toContain('a template opens a conversation');
+    expect(stderr).not.toContain('79001234567');
+  });
+
   it('exits 1 when the status does not come within --timeout (the gateway delivers where nothing listens)', async () => {
     const { client, send } = await setup();
     const unreachable = ['--public-url', 'http://127.0.0.1:9/hooks'];

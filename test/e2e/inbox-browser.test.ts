@@ -203,6 +203,44 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     expect(texts.filter((t) => t === 'second chat')).toHaveLength(1);
   });
 
+  it("shows each chat's conversation window: a wapi chat closed until the customer writes, then open for 23 h", async () => {
+    const [wapi] = await client.channels.create({ transport: 'wapi', credentials: {} });
+    await gateway.simulate.scan(wapi?.channel_id as string); // the wapi link opened
+    const template = { id: '6d0f3e1a-2b4c-4d5e-8f70-9a1b2c3d4e5f', values: ['1042'] };
+    await client.messages.send({
+      channel_id: wapi?.channel_id as string,
+      recipient: { chat_type: 'whatsapp', chat_id: '79007770000' },
+      template,
+    });
+    const chat = '[data-chat="79007770000"]';
+    await page.waitForSelector(
+      `${chat} .window[data-open="false"] .window-state:text-is("closed: send a template")`,
+    );
+    await shot('window-closed');
+    await page.click(`${chat} button.write`);
+    await page.fill(`${chat} textarea`, 'Yes, ship it');
+    await page.click(`${chat} button:text-is("Send as the customer")`);
+    await page.waitForSelector(`${chat} .window[data-open="true"] .window-state:text-is("open for 23 h")`);
+    await delivered((r) => r.kind === 'message.add' && r.text === 'Yes, ship it');
+    await shot('window-open');
+
+    const [instagram] = await client.channels.create({
+      transport: 'instAPI',
+      credentials: { username: 'shop', page_id: '1', inst_id: '2', user_token: 'token' },
+    });
+    await gateway.simulate.scan(instagram?.channel_id as string);
+    const day = 24 * 3_600_000;
+    await gateway.simulate.inbound({
+      channel_id: instagram?.channel_id as string,
+      chat_id: 'shop.customer',
+      chat_type: 'instagram',
+      text: 'Hello',
+      timestamp: Date.now() - day,
+    });
+    await page.waitForSelector('[data-chat="shop.customer"] .window-state:text-is("open for 5 days")');
+    expect(await page.isVisible('[data-chat="79001234567"] .window')).toBe(false); // a whatsapp chat has none
+  });
+
   it('shows the QR of a channel being connected; Scan makes it active', async () => {
     const [created] = await client.channels.create({ transport: 'whatsapp', credentials: {} });
     const card = `[data-channel="${created?.channel_id}"]`;

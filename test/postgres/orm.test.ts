@@ -35,6 +35,7 @@ const drizzle = {
     return () => insert;
   }) as Build,
   transaction: ((db: Callable, fn) => db.transaction(fn)) as Transaction,
+  nests: true, // tx.transaction(fn) is a savepoint
 };
 
 const kysely = {
@@ -49,8 +50,8 @@ const kysely = {
     db.transaction().execute(fn)) as Transaction,
 };
 
-/** Each ORM's own insert (its model or query builder) and its own transaction. */
-const ORMS: Record<OrmTargetName, { insert: Build; transaction: Transaction }> = {
+/** Each ORM's own insert (its model or query builder), its own transaction, and whether `transaction` nests in `tx`. */
+const ORMS: Record<OrmTargetName, { insert: Build; transaction: Transaction; nests?: boolean }> = {
   prisma: {
     insert: ((tx: { contact: { create(a: object): PromiseLike<unknown> } }, name: string) => {
       const create = tx.contact.create({ data: { name } });
@@ -70,6 +71,7 @@ const ORMS: Record<OrmTargetName, { insert: Build; transaction: Transaction }> =
       return () => insert;
     }) as Build,
     transaction: ((db: Callable, fn) => db.transaction(fn)) as Transaction,
+    nests: true,
   },
 };
 
@@ -157,36 +159,104 @@ for (const target of targets) {
       expect(await names()).toEqual(['Order o-1']);
     });
 
-    it('a write built in time but run after its delivery timed out is refused and never commits', async () => {
+    /**
+     * Runs a delivery whose first attempt starts `late` (a write through `tx`) and returns, on a
+     * worker whose timeoutMs (150 ms) cuts it; then retries it on a worker with the default
+     * timeoutMs, whose attempt writes 'on time'. What `late` settled with.
+     */
+    async function lateWrite(late: (tx: unknown) => Promise<unknown>): Promise<unknown> {
       const hooks = new WebhookHandler({ secret: 'hook-secret', dispatch: opened.store.inbox });
       hooks.on('error', () => {});
-      let calls = 0;
-      let late: Promise<unknown> = Promise.resolve();
+      let first: Promise<unknown> | undefined;
       hooks.on('message.add', async (_event, context) => {
         const tx = opened.store.tx(context);
-        if (++calls > 1) return void (await orm.insert(tx, 'on time')());
-        const write = orm.insert(tx, 'late'); // built inside the transaction...
-        late = sleep(400).then(write); // ...run after the worker's timeoutMs
-        await late;
-      });
-      await hooks.handle(post(messageAdd('k-late', 'c1', 'x')));
-      const worker = opened.store.inbox.work(hooks, { pollIntervalMs: 10, timeoutMs: 150 });
-      try {
-        await until(() => calls >= 1);
-        const refused = await late.then(
-          () => undefined,
+        if (first) return void (await orm.insert(tx, 'on time')());
+        first = late(tx).then(
+          () => 'written',
           (error: unknown) => error,
         );
-        expect(refused).toBeInstanceOf(GatewayError);
-        expect((refused as GatewayError).message).toMatch(/transaction ended/);
-        await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // the backoff passed
+        await first;
+      });
+      await hooks.handle(post(messageAdd('k-late', 'c1', 'x')));
+      const cutting = opened.store.inbox.work(hooks, { pollIntervalMs: 10, timeoutMs: 150 });
+      let outcome: unknown;
+      try {
+        await until(() => first !== undefined);
+        outcome = await first;
+      } finally {
+        await cutting.stop();
+      }
+      await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // the backoff passed
+      const worker = opened.store.inbox.work(hooks, { pollIntervalMs: 10 });
+      try {
         await until(async () => (await opened.store.inbox.get('1'))?.state === 'done');
-        await sleep(100);
       } finally {
         await worker.stop();
       }
+      return outcome;
+    }
+
+    it('a write built in time but run after its delivery timed out is refused and never commits', async () => {
+      const refused = await lateWrite((tx) => {
+        const write = orm.insert(tx, 'late'); // built inside the transaction...
+        return sleep(400).then(write); // ...run after the worker's timeoutMs
+      });
+      expect(refused).toBeInstanceOf(GatewayError);
+      expect((refused as GatewayError).message).toMatch(/transaction ended/);
       expect(await names()).toEqual(['on time']);
     });
+
+    it.skipIf(!orm.nests)(
+      "a write in the ORM's nested transaction after its delivery timed out never commits",
+      async () => {
+        // What the late write settled with. The nested transaction itself never settles: ending
+        // it would send its savepoint's RELEASE or ROLLBACK TO on a connection that may by then
+        // be in another delivery's transaction.
+        const refused = await lateWrite(
+          (tx) =>
+            new Promise((written, refused) => {
+              void orm.transaction(tx, async (inner) => {
+                await sleep(400);
+                try {
+                  written(await orm.insert(inner, 'late')());
+                } catch (error) {
+                  refused(error);
+                  throw error;
+                }
+              });
+            }),
+        );
+        expect(refused).toBeInstanceOf(GatewayError);
+        expect((refused as GatewayError).message).toMatch(/transaction ended/);
+        expect(await names()).toEqual(['on time']);
+      },
+    );
+
+    it.skipIf(target.name !== 'knex')(
+      "a listener's trx.commit() is refused: the delivery's writes still commit once, with it",
+      async () => {
+        const hooks = new WebhookHandler({ secret: 'hook-secret', dispatch: opened.store.inbox });
+        const errors: unknown[] = [];
+        hooks.on('error', (error) => void errors.push(error));
+        let calls = 0;
+        hooks.on('message.add', async (_event, context) => {
+          const trx = opened.store.tx(context) as unknown as { commit(): Promise<unknown> };
+          await orm.insert(trx, `call ${++calls}`)();
+          if (calls === 1) await trx.commit();
+        });
+        await hooks.handle(post(messageAdd('k-commit', 'c1', 'x')));
+        const worker = opened.store.inbox.work(hooks, { pollIntervalMs: 10 });
+        try {
+          await until(() => errors.length > 0);
+          await sqlOn(opened.db, `UPDATE "${opened.schema}".inbox SET run_at = now()`); // the backoff passed
+          await until(async () => (await opened.store.inbox.get('1'))?.state === 'done');
+        } finally {
+          await worker.stop();
+        }
+        expect(String(errors[0])).toMatch(/the store commits tx itself/);
+        expect(await names()).toEqual(['call 2']);
+      },
+    );
   });
 }
 

@@ -4,7 +4,7 @@
 // a cluster as on a single server. One cluster for the whole file, and one more for the
 // subscriber's node dying.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/core/errors.js';
 import { redisDedupeStore, redisDeliveryStore, redisRateLimiter } from '../../src/redis.js';
@@ -78,6 +78,30 @@ describe.skipIf(skipRedis)('the fleet on a three-master Redis Cluster', () => {
       }
     },
   );
+
+  it('ioredis: a waitFor made in the same tick as new Cluster() subscribes once the cluster is ready', async () => {
+    const prefix = 'same-tick:';
+    const recorder = await connectCluster('ioredis', cluster.urls);
+    const records = redisDeliveryStore(recorder.redis, { prefix });
+    const ports = cluster.ports.map((port) => ({ host: '127.0.0.1', port }));
+    const fresh = new Cluster(ports, {
+      redisOptions: { maxRetriesPerRequest: 1 },
+      clusterRetryStrategy: () => 100,
+    });
+    fresh.on('error', () => {});
+    const store = redisDeliveryStore(fresh, { prefix });
+    try {
+      const tracker = new DeliveryTracker({ store });
+      const waits = ['r-tick-1', 'r-tick-2'].map((id) => tracker.waitFor(id, { timeoutMs: 20_000 }));
+      await records.record(update('r-tick-1', 'delivered'));
+      await records.record(update('r-tick-2', 'read'));
+      await expect(Promise.all(waits)).resolves.toMatchObject([{ status: 'delivered' }, { status: 'read' }]);
+    } finally {
+      await Promise.all([store.close(), records.close()]);
+      fresh.disconnect();
+      await recorder.close();
+    }
+  });
 
   it.each(CLIENTS)(
     'a slot stuck half moved (%s): TRYAGAIN tried again only until timeoutMs, then retryable',

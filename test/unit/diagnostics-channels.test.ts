@@ -88,12 +88,21 @@ describe('diagnostics channels, raw', () => {
       expect(all).not.toContain(secret);
   });
 
-  it('a request refused before it is authenticated publishes nothing on the webhook channel', async () => {
-    const hooks = new WebhookHandler({ secret: SECRET });
+  it('a request refused before it is authenticated is published on the webhook channel with its outcome and status only', async () => {
+    const hooks = new WebhookHandler({ secret: SECRET, maxBodyBytes: 100 });
     const { seen, stop } = subscribeAll();
     cleanups.push(stop);
-    const answer = await hooks.handle({ method: 'POST', url: '/h?secret=wrong', headers: {}, body: '{}' });
-    expect(answer.status).toBe(401);
-    expect(seen.filter((s) => s.channel === 'webhook')).toEqual([]);
+    const post = (url: string, body = '{}', method = 'POST') =>
+      hooks.handle({ method, url, headers: {}, body });
+    expect((await post('/h?secret=wrong')).status).toBe(401);
+    expect((await post('/h', '{}', 'GET')).status).toBe(405);
+    expect((await post(`/h?secret=${SECRET}`, ' '.repeat(101))).status).toBe(413);
+    const published = seen.filter((s) => s.channel === 'webhook' && s.event === 'asyncEnd');
+    expect(published.map((s) => s.context)).toEqual([
+      { admitted: false, outcome: 'unauthorized', status: 401 },
+      { admitted: false, outcome: 'methodNotAllowed', status: 405 },
+      { admitted: false, outcome: 'tooLarge', status: 413 },
+    ]);
+    expect(JSON.stringify(seen)).not.toContain('wrong');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { GatewayError, WebhookAuthError } from '../../src/core/errors.js';
+import { GatewayError, GatewayValidationError, WebhookAuthError } from '../../src/core/errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { SecretMatcher } from '../../src/webhooks/receive/secret-matcher.js';
 import { messageAdd, post } from '../support/deliveries.js';
@@ -31,6 +31,33 @@ describe('A secure default: the constructor needs a way to authenticate', () => 
       expect(() => new WebhookHandler({ secret: 's', maxBodyBytes: bad })).toThrow(/maxBodyBytes/);
     }
     expect(() => new WebhookHandler({ secret: 's', dispatch: 'later' as never })).toThrow(/dispatch/);
+  });
+
+  it('refuses a timer option past 2^31-1 ms (a timer that long fires at once) with a GatewayValidationError naming it', async () => {
+    const thirtyDays = 30 * 86_400_000;
+    for (const name of ['bodyTimeoutMs', 'replyTimeoutMs'] as const) {
+      const build = () => new WebhookHandler({ secret: 's', [name]: thirtyDays });
+      expect(build).toThrow(GatewayValidationError);
+      try {
+        build();
+      } catch (error) {
+        expect((error as GatewayValidationError).issues[0]?.path).toEqual([name]);
+      }
+      expect(() => new WebhookHandler({ secret: 's', [name]: 2_147_483_647 })).not.toThrow();
+    }
+    // The longest reply time still leaves a late responder a lease a timer can hold.
+    const patient = new WebhookHandler({ secret: 's', replyTimeoutMs: 2_147_483_647 });
+    let release: (reply: { id: string; name: string }) => void = () => {};
+    patient.respond('crm_entities.contact_add', () => new Promise((resolve) => (release = resolve)));
+    const answer = patient.handle(post(contactAdd, '/hooks?secret=s'));
+    const early = await Promise.race([answer, new Promise((resolve) => setTimeout(resolve, 50, 'pending'))]);
+    expect(early).toBe('pending');
+    release({ id: 'c-1', name: 'Ann' });
+    expect((await answer).status).toBe(200);
+  });
+
+  it('a 30-day dedupeTtlMs is a TTL, not a timer: accepted', () => {
+    expect(() => new WebhookHandler({ secret: 's', dedupeTtlMs: 30 * 86_400_000 })).not.toThrow();
   });
 });
 

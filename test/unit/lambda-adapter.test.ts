@@ -7,7 +7,7 @@ import type {
   APIGatewayProxyHandlerV2,
   LambdaFunctionURLHandler,
 } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLambdaHandler } from '../../src/webhooks/adapters/lambda.js';
 import type { ListenerContext } from '../../src/webhooks/receive/events.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
@@ -26,6 +26,10 @@ function receiving(options: ConstructorParameters<typeof WebhookHandler>[0] = {}
   hooks.on('error', () => {});
   return { hooks, seen, handler: createLambdaHandler(hooks) };
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('createLambdaHandler: each event source AWS sends', () => {
   const body = { body: messageAdd() };
@@ -87,6 +91,34 @@ describe('createLambdaHandler: each event source AWS sends', () => {
     flaggedText.isBase64Encoded = true; // a test harness's mistake: the text is read as it is
     expect((await handler(flaggedText)).statusCode).toBe(200);
     expect(seen).toHaveLength(1);
+  });
+
+  it('authenticates before it decodes: a 6 MB base64 body without the secret is refused unread', async () => {
+    const { handler, seen } = receiving({ maxBodyBytes: 8 * 1024 * 1024 });
+    const decode = vi.spyOn(globalThis, 'atob');
+    const big = `{"event":"message.add","data":[],"pad":"${'x'.repeat(6 * 1024 * 1024)}"}`;
+    for (const event of [
+      httpApiEvent('/hooks', 'secret=wrong', { body: big, base64: true }),
+      restEvent('/hooks', { secret: 'wrong' }, { body: big, base64: true }),
+    ]) {
+      expect((await handler(event)).statusCode).toBe(401);
+    }
+    expect(decode).not.toHaveBeenCalled();
+    expect(seen).toEqual([]);
+  });
+
+  it('a base64 body is decoded whole, slice by slice, once authenticated (and a line-wrapped one too)', async () => {
+    const { handler, seen } = receiving();
+    // Several slices, with multi-byte characters across their ends.
+    const base64 = (body: string) => Buffer.from(body).toString('base64');
+    const wrapped = base64(messageAdd(undefined, 'é'.repeat(70_000))).replace(/.{76}/g, '$&\n');
+    for (const encoded of [base64(messageAdd(undefined, 'é'.repeat(70_000))), wrapped]) {
+      const event = httpApiEvent('/hooks', `secret=${ENCODED}`, { body: '' });
+      event.body = encoded;
+      event.isBase64Encoded = true;
+      expect((await handler(event)).statusCode).toBe(200);
+    }
+    expect(seen).toHaveLength(2);
   });
 
   it('answers an event that is not an HTTP request 405, never a throw', async () => {

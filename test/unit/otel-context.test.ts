@@ -98,7 +98,7 @@ describe('OpenTelemetry context', () => {
     expect(attempt?.attributes['url.template']).toBe('/v2/channels/{channel_id}');
   });
 
-  it('a refused request (405, 401, 413, 408) makes no process span and no process.duration sample', async () => {
+  it('a refused request (405, 401, 413, 408) makes no process span and no process.duration sample, and is counted under its row', async () => {
     const { exporter, metricNamed } = setup();
     const hooks = new WebhookHandler({ secret: SECRET, maxBodyBytes: 100, bodyTimeoutMs: 5 });
     const stalled = new ReadableStream<Uint8Array>({
@@ -112,6 +112,15 @@ describe('OpenTelemetry context', () => {
     );
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect((await metricNamed('messaging.process.duration'))?.dataPoints ?? []).toEqual([]);
+    const counted = (await metricNamed('gateway.webhook.outcomes'))?.dataPoints ?? [];
+    expect(counted.map((p) => [p.attributes['gateway.webhook.outcome'], p.value]).sort()).toEqual(
+      [
+        ['bodyTimeout', 1],
+        ['methodNotAllowed', 1],
+        ['tooLarge', 1],
+        ['unauthorized', 1],
+      ].sort(),
+    );
   });
 
   it('process spans carry messaging.operation.name; durations are bucketed in seconds', async () => {

@@ -118,7 +118,7 @@ describe('instrument()', () => {
     expect(attempts[0]?.attributes['error.type']).toBe('503');
   });
 
-  it('deliveries through createNodeMiddleware: the outcome of 200 and 400 on CONSUMER spans and the counter; a 401 makes none', async () => {
+  it('deliveries through createNodeMiddleware: the outcome of 200 and 400 on CONSUMER spans and the counter; a 401 is counted, with no span', async () => {
     const { exporter, receiver, metricsNow } = await setup();
     const body = JSON.stringify({
       event: 'message.status_update',
@@ -145,6 +145,7 @@ describe('instrument()', () => {
       [
         ['accepted', 1],
         ['invalid', 1],
+        ['unauthorized', 1],
       ].sort(),
     );
   });

@@ -1,95 +1,100 @@
-// Listeners are run by one plain function over a map the emitter owns (as octokit's receive does):
-// every listener runs, failures are collected, and nothing is read from another library's internals.
+// Listeners are held by an eventemitter3 emitter, used through its public API only, and run by one
+// plain function over what its `listeners(event)` returns (as octokit's receive settles its
+// handlers): every listener runs, failures are collected, and nothing is read from the emitter's
+// internals.
 import { describe, expect, it } from 'vitest';
-import { ListenerMap, Listeners } from '../../src/internal/listener-map.js';
+import { type Emitter, emitterOf, Listeners } from '../../src/internal/listeners.js';
 import { settleListeners } from '../../src/internal/settle-listeners.js';
 
 type Events = { ping: (n: number) => unknown; other: () => void };
 
+/** An object with listener methods, holding its emitter as WebhookHandler and DeliveryTracker do. */
+class Owner extends Listeners<Events> {
+  constructor(readonly emitter: Emitter = emitterOf()) {
+    super(emitter);
+  }
+  run(event: keyof Events, ...args: unknown[]): Promise<unknown[]> {
+    return settleListeners(this.emitter.listeners(event), ...args);
+  }
+}
+
 describe('settleListeners', () => {
   it('runs every listener in order, each with its context; collects a throw and a rejection without stopping the rest', async () => {
-    const map = new ListenerMap<Events>();
+    const owner = new Owner();
     const seen: string[] = [];
     const context = { name: 'ctx' };
-    map.add('ping', () => void seen.push('first'), undefined, false);
-    map.add(
-      'ping',
-      () => {
-        throw new Error('sync');
-      },
-      undefined,
-      false,
-    );
-    map.add('ping', async () => Promise.reject(new Error('async')), undefined, false);
-    map.add(
+    owner.on('ping', () => void seen.push('first'));
+    owner.on('ping', () => {
+      throw new Error('sync');
+    });
+    owner.on('ping', async () => Promise.reject(new Error('async')));
+    owner.on(
       'ping',
       function (this: typeof context, n: number) {
         seen.push(`${this.name}:${n}`);
       },
       context,
-      false,
     );
-    const failures = await settleListeners(map, 'ping', 7);
+    const failures = await owner.run('ping', 7);
     expect(seen).toEqual(['first', 'ctx:7']);
     expect(failures.map((e) => (e as Error).message)).toEqual(['sync', 'async']);
   });
 
   it('a once listener runs once; a listener added during a run waits for the next run', async () => {
-    const map = new ListenerMap<Events>();
+    const owner = new Owner();
     const seen: string[] = [];
-    map.add('ping', () => void seen.push('once'), undefined, true);
-    map.add(
-      'ping',
-      () => void map.add('ping', () => void seen.push('late'), undefined, false),
-      undefined,
-      false,
-    );
-    await settleListeners(map, 'ping', 1);
+    owner.once('ping', () => void seen.push('once'));
+    owner.on('ping', () => void owner.on('ping', () => void seen.push('late')));
+    await owner.run('ping', 1);
     expect(seen).toEqual(['once']);
-    await settleListeners(map, 'ping', 2);
+    await owner.run('ping', 2);
     expect(seen).toEqual(['once', 'late']);
   });
 
+  it('a once listener taken by two runs at once is called by the first only', async () => {
+    const owner = new Owner();
+    let calls = 0;
+    owner.once('ping', () => void calls++);
+    const taken = [owner.emitter.listeners('ping'), owner.emitter.listeners('ping')];
+    await Promise.all(taken.map((listeners) => settleListeners(listeners, 1)));
+    expect(calls).toBe(1);
+    expect(owner.listenerCount('ping')).toBe(0);
+  });
+
   it('awaits an async listener before it resolves; an event with no listener gives no failure', async () => {
-    const map = new ListenerMap<Events>();
+    const owner = new Owner();
     let done = false;
-    map.add(
-      'ping',
-      async () => {
-        await new Promise((resolve) => setImmediate(resolve));
-        done = true;
-      },
-      undefined,
-      false,
-    );
-    expect(await settleListeners(map, 'ping', 1)).toEqual([]);
+    owner.on('ping', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      done = true;
+    });
+    expect(await owner.run('ping', 1)).toEqual([]);
     expect(done).toBe(true);
-    expect(await settleListeners(map, 'other')).toEqual([]);
+    expect(await owner.run('other')).toEqual([]);
   });
 });
 
-describe('Listeners: the emitter methods over the map', () => {
-  class Emitter extends Listeners<Events> {
-    constructor(readonly map = new ListenerMap<Events>()) {
-      super(map);
-    }
-  }
-
+describe('Listeners: the emitter methods over a held eventemitter3', () => {
   it('on / once / off (by function, context, once) / removeAllListeners / listenerCount / listeners', () => {
-    const emitter = new Emitter();
+    const owner = new Owner();
     const fn = () => {};
     const a = { a: 1 };
-    emitter.on('ping', fn, a).on('ping', fn).once('ping', fn);
-    expect(emitter.listenerCount('ping')).toBe(3);
-    emitter.off('ping', fn, undefined, true); // only the once one
-    expect(emitter.listenerCount('ping')).toBe(2);
-    emitter.removeListener('ping', fn, a); // only the one with context a
-    expect(emitter.listeners('ping')).toEqual([fn]);
-    emitter.on('other', () => {});
-    expect(emitter.eventNames()).toEqual(['ping', 'other']);
-    emitter.removeAllListeners('ping');
-    expect([emitter.listenerCount('ping'), emitter.listenerCount('other')]).toEqual([0, 1]);
-    emitter.removeAllListeners();
-    expect(emitter.eventNames()).toEqual([]);
+    owner.on('ping', fn, a).on('ping', fn).once('ping', fn);
+    expect(owner.listenerCount('ping')).toBe(3);
+    expect(owner.listeners('ping')).toEqual([fn, fn, fn]);
+    owner.off('ping', fn, undefined, true); // only the once one
+    expect(owner.listenerCount('ping')).toBe(2);
+    owner.removeListener('ping', fn, a); // only the one with context a
+    expect(owner.listeners('ping')).toEqual([fn]);
+    owner.on('other', () => {});
+    expect(owner.eventNames()).toEqual(['ping', 'other']);
+    owner.removeAllListeners('ping');
+    expect([owner.listenerCount('ping'), owner.listenerCount('other')]).toEqual([0, 1]);
+    owner.removeAllListeners();
+    expect(owner.eventNames()).toEqual([]);
+  });
+
+  it('has no emit of its own: the owner runs its listeners', () => {
+    expect('emit' in new Owner()).toBe(false);
   });
 });

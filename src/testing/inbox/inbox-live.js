@@ -14,6 +14,7 @@ import {
   PAGE_TOKEN,
   updateChannel,
   updateMessage,
+  updateWindow,
 } from './inbox.js';
 import { code, createDeliveryLine, updateDeliveryLine } from './inbox-log.js';
 
@@ -74,8 +75,15 @@ function putChat(key, entry) {
   }
   chat.entry = entry;
   titleChat(chat);
+  updateWindow(chat.node, entry);
   countEarlier(chat);
 }
+
+// A window's time left changes with the clock, not with the fake: each chat's line is read again
+// every minute.
+setInterval(() => {
+  for (const chat of shown.chats.values()) updateWindow(chat.node, chat.entry);
+}, 60_000);
 
 /**
  * True when a message older than every one `chat` shows stays out: the chat is full, or others

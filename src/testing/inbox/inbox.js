@@ -269,11 +269,44 @@ export function createChat(chat) {
     'article',
     { class: 'chat', 'data-chat': chat.chat_id },
     el('h3'),
+    el(
+      'p',
+      { class: 'window', hidden: '' },
+      el('span', { class: 'label', text: 'Conversation window: ' }),
+      el('span', { class: 'window-state' }),
+    ),
     el('p', { class: 'earlier', hidden: '' }),
     el('ol', { class: 'messages' }),
     write,
     form,
   );
+}
+
+const MINUTE = 60_000;
+
+/**
+ * A chat's conversation window in words, at `now`: `open for 23 h` (minutes under an hour, days
+ * from two days), else what would open it: `closed: send a template` (wapi), `closed: the
+ * customer must write first` (instagram); empty for a chat without a window.
+ */
+export function windowText(transport, closesAt, now) {
+  if (!transport) return '';
+  if (closesAt !== null && closesAt > now) {
+    const minutes = Math.floor((closesAt - now) / MINUTE);
+    if (minutes >= 48 * 60) return `open for ${Math.floor(minutes / (24 * 60))} days`;
+    return minutes >= 60 ? `open for ${Math.floor(minutes / 60)} h` : `open for ${minutes} min`;
+  }
+  return transport === 'wapi' ? 'closed: send a template' : 'closed: the customer must write first';
+}
+
+/** Shows the window of `chat` (its entry's `window` and `windowClosesAt`) in its node, as of now. */
+export function updateWindow(node, chat) {
+  const line = node.querySelector('.window');
+  const text = windowText(chat.window, chat.windowClosesAt, Date.now());
+  line.hidden = text === '';
+  line.dataset.open = String(text.startsWith('open'));
+  const state = line.querySelector('.window-state');
+  if (state.textContent !== text) state.textContent = text;
 }
 
 byId('new-chat').addEventListener('submit', (event) => {

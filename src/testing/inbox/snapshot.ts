@@ -45,6 +45,10 @@ export interface InboxSnapshot {
     chat_id: string;
     chat_type: string;
     count: number;
+    /** The transport whose conversation window the chat has (`wapi`, `instAPI`), or null for none. */
+    window: string | null;
+    /** When that window closes (ms since the epoch); null when the customer never wrote. */
+    windowClosesAt: number | null;
     messages: InboxMessage[];
   }[];
   subscriptions: { id: string; event: string; url: string }[];
@@ -95,11 +99,14 @@ function chatsOf(state: FakeState): InboxSnapshot['chats'] {
   const chats = new Map<string, InboxSnapshot['chats'][number]>();
   for (const { channel_id, chat_id, chat_type, ...message } of newest(all, SNAPSHOT_LIMITS.messages)) {
     const key = keyOf({ channel_id, chat_id });
+    const window = state.windows.windowOf(state.channels.get(channel_id), chat_id);
     const chat = chats.get(key) ?? {
       channel_id: clip(channel_id),
       chat_id: clip(chat_id),
       chat_type: clip(chat_type),
       count: counts.get(key) ?? 0,
+      window: window?.transport ?? null,
+      windowClosesAt: window?.closesAt ?? null,
       messages: [],
     };
     chats.set(key, chat);

@@ -16,9 +16,8 @@ import type { Identity, Kit } from '../../schemas/kit.js';
 import { enumSpelling, readBoolean, readId, readNumber } from '../../schemas/lenient.js';
 
 /**
- * zod would reject the value. NO and {@link UNSURE} are the only symbols a decoder answers with of
- * its own, so the hot loops test `typeof answer === 'symbol'` first (inlined by the compiler, where
- * comparing an answer of any type with a symbol calls a generic equality); a symbol value itself,
+ * zod would reject the value. NO and {@link UNSURE} are the only symbols a decoder answers with,
+ * so one `typeof answer === 'symbol'` test tells a decoded value from both; a symbol value itself,
  * which JSON never holds, is then left to zod, as UNSURE is.
  */
 export const NO: unique symbol = Symbol('no');
@@ -32,10 +31,9 @@ export type FastDecode = (value: unknown) => FastResult;
 const or = <T>(value: T | undefined): T | typeof NO => (value === undefined ? NO : value);
 
 /**
- * Whether `o` has any of `keys` set. A function of its own, not an arrow inside the decoder: an
- * arrow closing over the decoder's value makes every call of the decoder allocate a context for
- * it (~40 bytes) once the decoder has seen varied shapes, and a flood of bad items then fills the
- * young generation beside the parsed body.
+ * Whether `o` has any of `keys` set. A function of its own rather than a closure inside the
+ * decoder, so that a call of the decoder allocates nothing for it: a flood of bad items makes no
+ * garbage per item.
  */
 function hasAny(o: Record<string, unknown>, keys: readonly string[]): boolean {
   for (const key of keys) if (o[key] != null) return true;

@@ -87,10 +87,9 @@ export class Items<T> {
    */
   good: T[];
   /**
-   * Positions of the rejected items, in order: the first `badCount` entries. A typed array, made
-   * at the first rejected item for the whole list (4 bytes per item, less than the item's own
-   * text): a million positions pushed on a plain array cost far more in garbage collection than
-   * the work of keeping them.
+   * Positions of the rejected items, in order: the first `badCount` entries. A typed array sized
+   * for the whole list at the first rejected item, so a list of a million bad items keeps their
+   * positions in 4 bytes each, with nothing for the garbage collector to trace.
    */
   private bad: Uint32Array | undefined;
   /** How many items were rejected. */

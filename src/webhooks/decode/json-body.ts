@@ -18,9 +18,9 @@ const NodeBuffer = (
 ).Buffer;
 
 /**
- * UTF-8 bytes as text; throws on invalid UTF-8. Where a Buffer exists it decodes (several times
- * faster than TextDecoder on small bodies) and only a text holding U+FFFD, which invalid bytes
- * turn into, is decoded again strictly.
+ * UTF-8 bytes as text; throws on invalid UTF-8. Where Node's Buffer exists it decodes (it is the
+ * cheaper decoder for small bodies), and only a text holding U+FFFD, which invalid bytes turn
+ * into, is decoded again strictly.
  */
 function utf8(bytes: Uint8Array | ArrayBuffer): string {
   if (NodeBuffer && bytes instanceof Uint8Array) {

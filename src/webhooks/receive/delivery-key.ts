@@ -1,7 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import type { Webhook } from '../decode/parse.js';
-import type { Delivery } from './delivery.js';
-import type { Reporter } from './reporting.js';
+import type { ReportContext, Reporter } from './reporting.js';
 import { responderKind } from './responder.js';
 
 /** Delivery kinds whose missing idempotency key is reported (once each). */
@@ -39,18 +38,18 @@ export class DeliveryKeys {
    * (the value its JSON parsed to), or undefined for any other delivery (a v2 one reported, once
    * per kind).
    */
-  async derivedKey(webhook: Webhook, body: unknown, delivery: Delivery): Promise<string | undefined> {
+  async derivedKey(webhook: Webhook, body: unknown, context: ReportContext): Promise<string | undefined> {
     const kind = responderKind(webhook);
     if (kind) return derivedKey(kind, body);
-    if (webhook.api === 'v2') this.#reportUnkeyed(String(webhook.event), delivery);
+    if (webhook.api === 'v2') this.#reportUnkeyed(String(webhook.event), context);
     return undefined;
   }
 
-  #reportUnkeyed(kind: string, delivery: Delivery): void {
+  #reportUnkeyed(kind: string, context: ReportContext): void {
     if (this.#unkeyed.size >= MAX_UNKEYED_KINDS || this.#unkeyed.has(kind)) return;
     this.#unkeyed.add(kind);
     const why = `a ${kind} delivery came without meta.idempotency_key: such deliveries are processed without dedupe`;
-    this.#reporter.report(new GatewayError(why), delivery.context, 'dedupe');
+    this.#reporter.report(new GatewayError(why), context, 'dedupe');
   }
 }
 

@@ -4,7 +4,8 @@ import { eventName } from './events.js';
 
 /**
  * The context of the `messaging-gateway-sdk:webhook` channel: `api`, `kind` (the event name) and
- * `items` once the delivery is decoded; at the end `outcome` and `status` (handle only). The
+ * `items` once the delivery is decoded; at the end `outcome` and `status` (handle only; a request
+ * refused before it was admitted has them from the start, with `admitted: false`). The
  * request ids of its items (ids, never text or phones) let a tracer join a status to its send.
  */
 export interface WebhookTrace {
@@ -14,6 +15,12 @@ export interface WebhookTrace {
   requestIds?: string[];
   outcome?: string;
   status?: number;
+  /**
+   * False for a request answered before it was admitted as a delivery (refused 405, 401, 413,
+   * 408; the v3 probe): it carries its `outcome` and `status` from the start, and nothing was
+   * processed, so it makes no span and no duration sample, only a count.
+   */
+  admitted?: false;
   /** The delivery's work going on past its answer (background listeners): its trace ends with it. */
   after?: Promise<unknown>;
 }

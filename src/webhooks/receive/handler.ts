@@ -1,6 +1,6 @@
 import { channels, traced } from '../../core/diagnostics.js';
 import { GatewayError } from '../../core/errors.js';
-import { ListenerMap, Listeners } from '../../internal/listener-map.js';
+import { emitterOf, Listeners } from '../../internal/listeners.js';
 import { messageOf } from '../../internal/message-of.js';
 import { listenerUrl } from '../../internal/query.js';
 import type { Webhook } from '../decode/parse.js';
@@ -17,7 +17,7 @@ import {
   type WebhookEvents,
 } from './events.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
-import { Pipeline, type PipelineParts, type TraceDelivery } from './pipeline.js';
+import { type DeliveryTracing, Pipeline, type PipelineParts } from './pipeline.js';
 import { Reporter, registerReporter } from './reporting.js';
 import type { WebhookRequest, WebhookResponse } from './request.js';
 import { Verifier } from './verify.js';
@@ -54,13 +54,15 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
 
   /**
    * @throws GatewayError when neither `secret` nor `v3AuthToken` is set (unless
-   * `allowUnauthenticated`), or a figure is not a positive number.
+   * `allowUnauthenticated`); GatewayValidationError naming the option when a figure is not a
+   * positive number (a whole one for bytes, items and `dedupeTtlMs`; a time-out at most
+   * 2147483647 ms, what a timer holds).
    */
   constructor(options: WebhookHandlerOptions = {}) {
-    const listeners = new ListenerMap<WebhookEvents>();
-    super(listeners);
+    const emitter = emitterOf();
+    super(emitter);
     const o = resolveHandlerOptions(options);
-    const reporter = new Reporter(listeners);
+    const reporter = new Reporter(emitter);
     registerReporter(this, reporter);
     this.#parts = {
       owner: this,
@@ -70,7 +72,7 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
       keys: new DeliveryKeys(reporter),
       background: new BackgroundTasks(o.maxPendingDispatches),
       responders: this.#responders,
-      listeners,
+      emitter,
       reporter,
       mode: o.dispatch,
       replyTimeoutMs: o.replyTimeoutMs,
@@ -133,12 +135,23 @@ export class WebhookHandler extends Listeners<WebhookEvents> {
 
   /** Handles one delivery: the framework-free core behind every adapter. Never throws. */
   handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
-    return this.#pipeline.handle(request, options.waitUntil, traceDelivery);
+    return this.#pipeline.handle(request, options.waitUntil, tracing);
   }
 }
 
-/** A delivery's processing, traced on the webhook channel once it is authenticated and read. */
-const traceDelivery: TraceDelivery = (work) => traced(channels.webhook, (): WebhookTrace => ({}), work);
+/**
+ * Deliveries on the webhook channel: a delivery's processing traced once it is authenticated and
+ * read; a request answered before that published with its outcome and status only (`admitted:
+ * false`: no span, no duration, still counted).
+ */
+const tracing: DeliveryTracing = {
+  process: (work) => traced(channels.webhook, (): WebhookTrace => ({}), work),
+  refused(outcome, status) {
+    if (!channels.webhook?.hasSubscribers) return;
+    const trace = (): WebhookTrace => ({ admitted: false, outcome, status });
+    void traced(channels.webhook, trace, async () => undefined);
+  },
+};
 
 /** What `receive` rejects with when listeners failed: retryable, so the queue tries the job again. */
 function listenersFailed(webhook: Webhook, failures: unknown[]): GatewayError {

@@ -1,3 +1,4 @@
+import { checkCount, checkMs, MAX_TIMER_MS } from '../../core/checks.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Webhook } from '../decode/parse.js';
 import type { DedupeStore } from './dedupe-store.js';
@@ -64,19 +65,36 @@ export interface WebhookHandlerOptions {
   dedupeTtlMs?: number;
   /** Bodies larger than this are answered 413, and reading stops there (bytes). @default 5 MiB */
   maxBodyBytes?: number;
-  /** A body not complete within this is answered 408 (ms). @default 10000 */
+  /** A body not complete within this is answered 408 (ms, at most 2147483647). @default 10000 */
   bodyTimeoutMs?: number;
-  /** Time a responder has to reply, under the service's 30 s limit (ms). @default 25000 */
+  /**
+   * Time the whole answer may take (the responder, and under 'await' or a queue the dispatch after
+   * it), under the service's 30 s limit (ms, at most 2147483647). @default 25000
+   */
   replyTimeoutMs?: number;
   /** Deliveries whose listeners may run in the background at once; past it, 503. @default 10000 */
   maxPendingDispatches?: number;
 }
 
+/**
+ * How a delivery is handed to a durable queue: the function given as `dispatch`, or a
+ * {@link WebhookQueue}'s `enqueue`, with the delivery's key (undefined without one) and the
+ * listeners' context.
+ */
+export type Enqueue = (
+  webhook: Webhook,
+  key: string | undefined,
+  context: ListenerContext,
+) => Promise<unknown>;
+
+/** When the service hears 200, as the pipeline runs it: a queue is one function, whichever form was given. */
+export type Dispatch = 'background' | 'await' | Enqueue;
+
 /** The options with every default filled in and every figure checked. */
 export interface ResolvedHandlerOptions {
   secret: string | undefined;
   v3AuthToken: string | undefined;
-  dispatch: DispatchMode;
+  dispatch: Dispatch;
   dedupe: DedupeStore | undefined;
   dedupeTtlMs: number;
   maxBodyBytes: number;
@@ -87,28 +105,26 @@ export interface ResolvedHandlerOptions {
   leaseMs: number;
 }
 
-/** A positive, finite figure, or a GatewayError naming the option. */
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new GatewayError(`WebhookHandler option ${name} must be a positive number of ${unitOf(name)}`);
-  }
-  return value;
-}
+const WHAT = 'WebhookHandler options';
 
-function unitOf(name: string): string {
-  return name.endsWith('Ms') ? 'milliseconds' : name.endsWith('Bytes') ? 'bytes' : 'items';
-}
+/** A timer's figure (ms, > 0 and within what a timer holds), checked as the client's are. */
+const timerOption = (name: string, value: number | undefined, fallback: number): number =>
+  checkMs(value ?? fallback, [name], WHAT);
 
-function dispatchOf(options: WebhookHandlerOptions): DispatchMode {
+/** A whole number >= 1 (bytes, ms or items), checked as the client's are. */
+const countOption = (name: string, value: number | undefined, fallback: number): number =>
+  checkCount(value ?? fallback, [name], WHAT, 1);
+
+function dispatchOf(options: WebhookHandlerOptions): Dispatch {
   const mode = options.dispatch ?? (options.awaitListeners ? 'await' : 'background');
-  const queue = typeof (mode as Partial<WebhookQueue> | null)?.enqueue === 'function';
-  if (mode !== 'background' && mode !== 'await' && typeof mode !== 'function' && !queue) {
-    throw new GatewayError(
-      "WebhookHandler option dispatch must be 'background', 'await', a function or an object with enqueue(webhook)",
-    );
+  if (mode === 'background' || mode === 'await') return mode;
+  if (typeof mode === 'function') return (webhook, _key, context) => mode(webhook, context);
+  if (typeof mode === 'object' && mode !== null && typeof mode.enqueue === 'function') {
+    return (webhook, key, { url }) => mode.enqueue(webhook, { key, url });
   }
-  return mode;
+  throw new GatewayError(
+    "WebhookHandler option dispatch must be 'background', 'await', a function or an object with enqueue(webhook)",
+  );
 }
 
 /** Fills in defaults and refuses what would make an open or broken receiver. */
@@ -123,18 +139,19 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
     );
   }
   const dedupe = options.dedupe ?? true;
-  const replyTimeoutMs = positive('replyTimeoutMs', options.replyTimeoutMs, 25_000);
+  const replyTimeoutMs = timerOption('replyTimeoutMs', options.replyTimeoutMs, 25_000);
   return {
     secret,
     v3AuthToken,
     dispatch: dispatchOf(options),
     dedupe: dedupe === true ? new MemoryDedupeStore() : dedupe === false ? undefined : dedupe,
-    dedupeTtlMs: positive('dedupeTtlMs', options.dedupeTtlMs, 86_400_000),
-    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 5 * 1024 * 1024),
-    bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
+    dedupeTtlMs: countOption('dedupeTtlMs', options.dedupeTtlMs, 86_400_000),
+    maxBodyBytes: countOption('maxBodyBytes', options.maxBodyBytes, 5 * 1024 * 1024),
+    bodyTimeoutMs: timerOption('bodyTimeoutMs', options.bodyTimeoutMs, 10_000),
     replyTimeoutMs,
-    maxPendingDispatches: positive('maxPendingDispatches', options.maxPendingDispatches, 10_000),
+    maxPendingDispatches: countOption('maxPendingDispatches', options.maxPendingDispatches, 10_000),
     // Past the service's own 30 s wait for an answer, an attempt that has not finished is dead.
-    leaseMs: Math.max(60_000, replyTimeoutMs * 2),
+    // A timer waits on the lease (a late responder), so it stays within what a timer holds.
+    leaseMs: Math.min(MAX_TIMER_MS, Math.max(60_000, replyTimeoutMs * 2)),
   };
 }

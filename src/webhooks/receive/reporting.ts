@@ -1,11 +1,11 @@
 import { GatewayError, WebhookParseError } from '../../core/errors.js';
 import { ConsoleReporter } from '../../internal/console-reporter.js';
-import type { ListenerMap } from '../../internal/listener-map.js';
+import type { Emitter } from '../../internal/listeners.js';
 import { messageOf } from '../../internal/message-of.js';
 import { maskSecret } from '../../internal/query.js';
 import { settleListeners } from '../../internal/settle-listeners.js';
 import type { Webhook } from '../decode/parse.js';
-import { type ErrorContext, eventName, type WebhookEvents } from './events.js';
+import { type ErrorContext, eventName } from './events.js';
 
 /** Rejected items reported one by one; past it, one report counts the rest. */
 const MAX_REPORTED_ITEMS = 100;
@@ -19,22 +19,22 @@ export type ReportContext = Omit<ErrorContext, 'stage'>;
  * turns a delivery into a crash.
  */
 export class Reporter {
-  readonly #listeners: ListenerMap<WebhookEvents>;
+  readonly #emitter: Emitter;
   readonly #console = new ConsoleReporter();
 
-  constructor(listeners: ListenerMap<WebhookEvents>) {
-    this.#listeners = listeners;
+  constructor(emitter: Emitter) {
+    this.#emitter = emitter;
   }
 
   /** Reports `error` of the delivery `context` at `stage`. */
   report(error: GatewayError, context: ReportContext, stage: ErrorContext['stage']): void {
-    if (this.#listeners.entries('error').length === 0) {
+    if (this.#emitter.listenerCount('error') === 0) {
       this.#console.report(`[messaging-gateway-sdk] ${stage}: ${error.message}`);
       return;
     }
     // The secret is masked here, on the error path only, not on every delivery.
     const request = { ...context.request, url: maskSecret(context.request.url) };
-    void settleListeners(this.#listeners, 'error', error, { ...context, request, stage });
+    void settleListeners(this.#emitter.listeners('error'), error, { ...context, request, stage });
   }
 
   /** Reports each listener's failure of `webhook`. */

@@ -5,11 +5,10 @@ import { messageOf } from '../../internal/message-of.js';
 import { toIssues } from '../../schemas/issues.js';
 import { contactAddReply, createContactReply, createDealReply, dealAddReply } from '../../schemas/replies.js';
 import type { Webhook } from '../decode/parse.js';
-import type { Claims } from './claims.js';
-import type { Delivery } from './delivery.js';
+import type { Claim } from './claims.js';
 import type { ResponderContext, ResponderKind, Responders } from './events.js';
 import type { KeyAction } from './outcomes.js';
-import { asGatewayError, type Reporter } from './reporting.js';
+import { asGatewayError, type ReportContext, type Reporter } from './reporting.js';
 
 /** The reply schema of each CRM request (spec: Events → contact_add / deal_add, v3 create*). */
 const REPLY_SCHEMAS: Record<ResponderKind, z.ZodMiniType> = {
@@ -102,53 +101,63 @@ export interface Answered {
 /** What the answer step needs of the handler. */
 export interface AnswerParts {
   responders: ReadonlyMap<ResponderKind, Responders[ResponderKind]>;
-  claims: Claims | undefined;
   reporter: Reporter;
   replyTimeoutMs: number;
   leaseMs: number;
 }
 
 /**
+ * What the answer step produced: the reply given in time (undefined when the responder failed or
+ * was late, reported), and for a late one `lateWork`, which settles once it really ended with
+ * what that does to the key.
+ */
+export interface Answer {
+  answered: Answered | undefined;
+  lateWork?: Promise<KeyAction>;
+}
+
+/**
  * Runs the responder of a CRM request before its deadline and keeps its reply with the delivery's
- * key before anything else runs, so a failed dispatch never makes the responder run twice.
- * Undefined when it failed or was late (reported; a late one holds the key through
- * `delivery.lateWork`).
+ * `claim` (when it holds one) before anything else runs, so a failed dispatch never makes the
+ * responder run twice.
  */
 export async function answer(
   parts: AnswerParts,
   kind: ResponderKind,
   webhook: Webhook,
-  delivery: Delivery,
+  claim: Claim | undefined,
+  context: ReportContext,
   deadline: number,
-): Promise<Answered | undefined> {
-  delivery.stage = 'respond';
+): Promise<Answer> {
   const responder = parts.responders.get(kind);
-  const run = await runResponder(kind, responder, webhook, Math.max(0, deadline - Date.now())).catch(
-    (error: unknown) => void parts.reporter.report(asGatewayError(error), delivery.context, 'respond'),
-  );
-  if (!run) return undefined;
+  let run: ResponderRun;
+  try {
+    run = await runResponder(kind, responder, webhook, Math.max(0, deadline - Date.now()));
+  } catch (error) {
+    parts.reporter.report(asGatewayError(error), context, 'respond');
+    return { answered: undefined };
+  }
   if (run.late) {
     const why = `The ${kind} responder did not reply within replyTimeoutMs (${parts.replyTimeoutMs} ms)`;
-    parts.reporter.report(
-      new GatewayError(`${why}; its key is held until it ends`),
-      delivery.context,
-      'respond',
-    );
-    delivery.lateWork = keepLateReply(parts, run.late, delivery);
-    return undefined;
+    parts.reporter.report(new GatewayError(`${why}; its key is held until it ends`), context, 'respond');
+    return { answered: undefined, lateWork: keepLateReply(parts, run.late, claim, context) };
   }
-  return { reply: run.reply, kept: await keepReply(parts, run.reply, delivery) };
+  return { answered: { reply: run.reply, kept: await keepReply(parts, run.reply, claim, context) } };
 }
 
-/** Keeps the reply with the delivery's key; a store that fails is reported, and the answer is still the reply. */
-async function keepReply(parts: AnswerParts, reply: unknown, delivery: Delivery): Promise<boolean> {
-  if (!delivery.claim || !parts.claims) return true; // no key: nothing to keep it with
-  delivery.stage = 'dedupe';
+/** Keeps the reply with the claim; a store that fails is reported, and the answer is still the reply. */
+async function keepReply(
+  parts: AnswerParts,
+  reply: unknown,
+  claim: Claim | undefined,
+  context: ReportContext,
+): Promise<boolean> {
+  if (!claim) return true; // no key: nothing to keep it with
   try {
-    await parts.claims.keepReply(delivery.claim, reply);
+    await claim.keepReply(reply);
     return true;
   } catch (error) {
-    parts.reporter.report(asGatewayError(error), delivery.context, 'dedupe');
+    parts.reporter.report(asGatewayError(error), context, 'dedupe');
     return false;
   }
 }
@@ -160,16 +169,17 @@ async function keepReply(parts: AnswerParts, reply: unknown, delivery: Delivery)
 async function keepLateReply(
   parts: AnswerParts,
   late: Promise<unknown>,
-  delivery: Delivery,
+  claim: Claim | undefined,
+  context: ReportContext,
 ): Promise<KeyAction> {
   let ended: unknown;
   try {
     ended = await within(late, parts.leaseMs);
   } catch (error) {
-    parts.reporter.report(asGatewayError(error), delivery.context, 'respond');
+    parts.reporter.report(asGatewayError(error), context, 'respond');
     return 'released';
   }
   if (ended === LATE) return 'none';
-  if (delivery.claim && parts.claims) await parts.claims.keepReply(delivery.claim, ended);
+  await claim?.keepReply(ended);
   return 'released';
 }
