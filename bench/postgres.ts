@@ -45,14 +45,16 @@ async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
   );
   const perSecond = n / ((performance.now() - start) / 1000);
   await worker.stop();
+  // Owned claims (each claim records its owner and lease; the batch checks both) must keep it here.
+  const ok = perSecond >= 3000;
   return {
     line: verdict(
-      'inbox end to end, 4 workers',
-      `${Math.round(perSecond)} deliveries/s`,
-      perSecond >= 1000,
-      '>= 1,000/s',
+      'inbox end to end, owned claims, 4 workers',
+      `${Math.round(perSecond)} deliveries/s (last release 4,381/s)`,
+      ok,
+      '>= 3,000/s',
     ),
-    ok: perSecond >= 1000,
+    ok,
   };
 }
 

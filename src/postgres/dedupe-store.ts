@@ -1,11 +1,20 @@
+import { GatewayError } from '../core/errors.js';
+import { LATE, within } from '../internal/deadline.js';
 import type { ClaimResult, DedupeStore } from '../webhooks/receive/dedupe-store.js';
 import type { Database } from './driver.js';
 import type { Tables } from './schema.js';
+import { boundsParams, boundsSql } from './transaction-bounds.js';
 
 /** `now() + $n ms`, as SQL. */
 const inMs = (n: number) => `now() + $${n}::float8 * interval '1 millisecond'`;
 /** A JSON value as a parameter: sent as text, so no driver encodes it a second time. */
 export const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+/**
+ * Whether jsonb takes this JSON text. It refuses U+0000 and a lone surrogate (half of an emoji
+ * cut in two), both of which `JSON.stringify` writes as escapes (`\u0000`, `\ud83d`); a text
+ * column keeps them.
+ */
+export const jsonbTakes = (text: string): boolean => !/\\u(0000|d[89a-f])/.test(text);
 
 /**
  * A {@link DedupeStore} in the CRM's own PostgreSQL; see `postgresStore(db).dedupe`. Keys are rows
@@ -81,18 +90,24 @@ export class PostgresDedupeStore implements DedupeStore {
   /**
    * Runs `process` in a transaction holding `key` (a transaction-level advisory lock: it ends with
    * the transaction, also when the process dies) and marks the key done with its reply in the same
-   * commit. Another attempt meanwhile gets `processing`; a key done already gets its reply.
+   * commit. Another attempt meanwhile gets `processing`; a key done already gets its reply. When
+   * `process` has not settled within `leaseMs`, the transaction is rolled back, its `tx` fenced and
+   * its connection returned, and this rejects with a retryable GatewayError: the key is free for
+   * the service's next attempt. `leaseMs` also bounds each statement, and the server ends the
+   * transaction if it sits idle past the lease (its process froze).
    */
   processInTransaction(
     key: string,
     process: (tx: unknown) => Promise<unknown>,
     ttlMs: number,
+    leaseMs: number,
   ): Promise<ClaimResult> {
     const d = this.#t.dedupe;
     return this.#db.transaction(async (tx, handle) => {
-      const [lock] = await tx.query('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok', [
-        `mgsdk-dedupe:${this.#t.schema}:${key}`,
-      ]);
+      const [lock] = await tx.query(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok, ${boundsSql(2)}`,
+        [`mgsdk-dedupe:${this.#t.schema}:${key}`, ...boundsParams(leaseMs)],
+      );
       if (lock?.ok !== true) return { state: 'processing' };
       const [row] = await tx.query(
         `SELECT state, reply, lease_until > now() AS live FROM ${d} WHERE key = $1 AND expires_at > now()`,
@@ -100,7 +115,13 @@ export class PostgresDedupeStore implements DedupeStore {
       );
       if (row?.state === 'done') return { state: 'done', reply: row.reply ?? undefined };
       if (row?.state === 'claimed' && row.live === true) return { state: 'processing' };
-      const reply = await process(handle);
+      const reply = await within(process(handle), leaseMs);
+      if (reply === LATE) {
+        throw new GatewayError(
+          `The delivery's work did not end within its lease (${leaseMs} ms): its transaction was rolled back and its key freed for the next attempt`,
+          { retryable: true },
+        );
+      }
       await tx.query(
         `INSERT INTO ${d} AS d (key, state, reply, expires_at) VALUES ($1, 'done', $2::text::jsonb, ${inMs(3)})
          ON CONFLICT (key) DO UPDATE SET state = 'done', token = NULL, lease_until = NULL,

@@ -139,14 +139,18 @@ export class PostgresDeliveryStore implements DeliveryStore {
       statusChannel(this.#t),
       (payload) => this.#announced(payload),
       () => void this.#lost(),
+      () => this.#resync(),
     );
+  }
+
+  /** Every wait reads the store again: statuses announced while nobody listened were missed. */
+  #resync(): void {
+    for (const feed of this.#feeds) feed.resync();
   }
 
   /** Has every tracker read the store again each second; resolves to the function that stops it. */
   async #poll(): Promise<() => Promise<void>> {
-    const timer = setInterval(() => {
-      for (const feed of this.#feeds) feed.resync();
-    }, STATUS_POLL_MS);
+    const timer = setInterval(() => this.#resync(), STATUS_POLL_MS);
     timer.unref?.();
     return async () => clearInterval(timer);
   }
@@ -168,7 +172,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         await sleep(1_000);
       }
     }
-    for (const feed of this.#feeds) feed.resync();
+    this.#resync();
   }
 
   /** Stops listening (the database handle passed in stays open: it is the caller's). */

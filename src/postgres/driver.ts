@@ -70,20 +70,26 @@ export class Database implements SqlSession {
   }
 
   /** Runs `fn` in a transaction (the one under way, when there is one). */
-  transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T> {
     const ambient = this.#ambient.getStore();
     if (ambient) return fn(ambient.tx, ambient.handle);
-    return this.#driver.transaction(async (tx, handle) => {
-      // Closed before the driver commits or rolls back: a listener still running then (past the
-      // worker's timeoutMs) can write nothing more, neither through its `tx` nor through the store.
-      const fence = new Fence();
-      const ambient = { tx: fence.session(tx), handle: fence.handle(handle) };
-      try {
-        return await this.#ambient.run(ambient, () => fn(ambient.tx, ambient.handle));
-      } finally {
-        fence.close();
-      }
-    });
+    // Closed once the store's work in the transaction ended (before the driver commits or rolls
+    // back), or once the driver gave the transaction up (its connection dropped): a listener or
+    // responder still running then (past its time limit) can write nothing more, neither through
+    // its `tx` nor through the store.
+    const fence = new Fence();
+    try {
+      return await this.#driver.transaction(async (tx, handle) => {
+        const ambient = { tx: fence.session(tx), handle: fence.handle(handle) };
+        try {
+          return await this.#ambient.run(ambient, () => fn(ambient.tx, ambient.handle));
+        } finally {
+          fence.close();
+        }
+      });
+    } finally {
+      fence.close();
+    }
   }
 
   /** Whether the driver can LISTEN (Prisma, Kysely and Knex expose no connection to listen on). */
@@ -96,9 +102,10 @@ export class Database implements SqlSession {
     channel: string,
     onPayload: (payload: string) => void,
     onLost?: () => void,
+    onResumed?: () => void,
   ): Promise<() => Promise<void>> {
     if (!this.#driver.listen) return Promise.reject(new GatewayError('this database cannot LISTEN'));
-    return this.#driver.listen(channel, onPayload, onLost);
+    return this.#driver.listen(channel, onPayload, onLost, onResumed);
   }
 }
 

@@ -3,7 +3,7 @@ import type { SqlSession } from './sql-driver.js';
 
 /** Why a transaction handle refused a call: its transaction had ended. */
 const ENDED =
-  "tx was used after its transaction ended (the worker's timeoutMs passed, or the listener or responder had returned): nothing written through it would have been part of the delivery's transaction";
+  "tx was used after its transaction ended (its time limit passed, its connection was lost, or the listener or responder had returned): nothing written through it would have been part of the delivery's transaction";
 
 /** Why `tx.commit()` is refused: the store ends the transaction. */
 const COMMIT =
@@ -13,11 +13,12 @@ const COMMIT =
 const NESTING: ReadonlySet<PropertyKey> = new Set(['transaction', 'savepoint']);
 
 /**
- * Closes a transaction to its listeners and responders once the store's work in it ended: the
- * `tx` they were given (and the store's own queries in their async context) refuse every call
- * from then on. Without it a listener that outlived the worker's `timeoutMs` wrote, after the
- * rollback, through the same connection: outside any transaction (committed at once) or inside
- * the next one on it, while its delivery was tried again, so the CRM stored it twice.
+ * Closes a transaction to its listeners and responders once the store's work in it ended, or the
+ * driver gave it up: the `tx` they were given (and the store's own queries in their async
+ * context) refuse every call from then on. A listener or responder past its time limit still
+ * holds `tx`, and a write through it after the rollback would run on the same connection outside
+ * any transaction (committed at once) or inside the next one opened there, while its delivery is
+ * tried again: the CRM would store it twice.
  */
 export class Fence {
   #open = true;

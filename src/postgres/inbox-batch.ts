@@ -4,10 +4,20 @@ import { messageOf } from '../internal/message-of.js';
 import type { Webhook } from '../webhooks/decode/parse.js';
 import type { ListenerContext } from '../webhooks/receive/events.js';
 import { reportOnHandler } from '../webhooks/receive/reporting.js';
-import type { Database, Row, SqlSession } from './driver.js';
+import type { Database, SqlSession } from './driver.js';
+import {
+  alone,
+  arrayLiteral,
+  type Claim,
+  claimBatch,
+  giveBack,
+  type Taken,
+  UNDER_WAY,
+} from './inbox-claim.js';
 import { InboxDeliveryError } from './inbox-errors.js';
 import type { LoopErrorHandler } from './poll-loops.js';
 import type { Tables } from './schema.js';
+import { boundsParams, boundsSql, LEASE_MARGIN_MS } from './transaction-bounds.js';
 
 /** What a worker needs of a `WebhookHandler`: its `receive`. */
 export interface ReceivingHandler {
@@ -26,16 +36,6 @@ export interface BatchParts {
   onError: LoopErrorHandler;
 }
 
-/** A delivery taken for an attempt; `attempts` counts this one. */
-interface Taken {
-  id: string;
-  webhook: Webhook;
-  url: string;
-  attempts: number;
-  /** Its `last_error` before this attempt. */
-  before: string | null;
-}
-
 /** An attempt that failed, and why. */
 interface Failure {
   row: Taken;
@@ -49,61 +49,6 @@ interface Failure {
 export const backoffAfter = (attempts: string): string =>
   `least(60000, 1000 * power(2, ${attempts} - 1)) * interval '1 millisecond'`;
 
-/** What `last_error` says of an attempt under way: what stays when its worker dies in it. */
-export const UNDER_WAY = 'the attempt did not end (its worker stopped or lost its connection)';
-
-// The oldest due deliveries no other worker holds, unless an earlier one of its chat is pending
-// (being processed, or waiting for its next attempt): a chat's deliveries run in order. Each
-// attempt is counted (and its retry scheduled, as if it failed) in this statement's own commit,
-// before any listener runs: an attempt whose process dies still counts. One out of attempts
-// (its worker died in each) becomes dead here, without running again. `before` is the row's
-// last_error until now, `UNDER_WAY` when its last attempt never ended.
-const claimSql = (t: Tables) =>
-  `WITH picked AS (
-     SELECT id, last_error AS before FROM ${t.inbox} i
-     WHERE state = 'pending' AND run_at <= now()
-       AND (chat IS NULL OR NOT EXISTS (
-         SELECT 1 FROM ${t.inbox} e WHERE e.chat = i.chat AND e.state = 'pending' AND e.id < i.id))
-     ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-   UPDATE ${t.inbox} AS u SET
-     attempts = u.attempts + CASE WHEN u.attempts >= $2 THEN 0 ELSE 1 END,
-     state = CASE WHEN u.attempts >= $2 THEN 'dead' ELSE 'pending' END,
-     last_error = CASE WHEN u.attempts >= $2 THEN u.last_error ELSE $3 END,
-     run_at = now() + ${backoffAfter('(u.attempts + 1)')}
-   FROM picked WHERE u.id = picked.id
-   RETURNING u.id::text AS id, u.webhook, u.url, u.attempts, u.state, u.last_error, picked.before`;
-
-/**
- * Gives claimed rows back, due at once, their attempt uncounted: they neither ran nor failed. A
- * row another worker claimed meanwhile (its count moved on) is left to that worker.
- */
-const giveBackSql = (t: Tables) =>
-  `UPDATE ${t.inbox} AS u SET attempts = u.attempts - 1, run_at = now(), last_error = r.before
-   FROM unnest($1::bigint[], $2::text[], $3::int[]) AS r(id, before, attempts)
-   WHERE u.id = r.id AND u.state = 'pending' AND u.attempts = r.attempts`;
-
-async function giveBack(session: SqlSession, t: Tables, rows: Taken[]): Promise<void> {
-  if (rows.length === 0) return;
-  const columns = [rows.map((r) => r.id), rows.map((r) => r.before), rows.map((r) => r.attempts)];
-  await session.query(giveBackSql(t), columns);
-}
-
-/**
- * The rows to run now. A row whose last attempt never ended (its process died in it, maybe
- * because of it) runs alone, so a delivery that kills its worker takes no other down with it
- * more than once; the rest are given back.
- */
-async function alone(p: BatchParts, taken: Taken[]): Promise<Taken[]> {
-  const suspect = taken.find((row) => row.before === UNDER_WAY);
-  if (!suspect || taken.length === 1) return taken;
-  await giveBack(
-    p.db,
-    p.t,
-    taken.filter((row) => row !== suspect),
-  );
-  return [suspect];
-}
-
 /** Thrown out of a batch's transaction to roll it back when an attempt outlived `timeoutMs`. */
 class TimedOut extends Error {
   constructor(readonly row: Taken) {
@@ -112,58 +57,76 @@ class TimedOut extends Error {
 }
 
 /**
- * Claims a batch of due deliveries, then runs the listeners of each (under a savepoint of its
- * own, within `timeoutMs`) in the transaction that marks them done. An attempt past `timeoutMs`
- * rolls the whole transaction back (its connection may still be in the listener's hands), is
- * counted as failed, and the others of the batch are due again at once. False when none was due.
+ * Claims a batch of due deliveries, then runs the listeners of each it still holds (under a
+ * savepoint of its own, within `timeoutMs`) in the transaction that marks them done. An attempt
+ * past `timeoutMs` rolls the whole transaction back (its connection may still be in the
+ * listener's hands), is counted as failed, and the others of the batch are due again at once.
+ * False when none was due.
  */
 export async function processBatch(p: BatchParts): Promise<boolean> {
-  const claimed = await p.db.query(claimSql(p.t), [p.batchSize, p.maxAttempts, UNDER_WAY]);
-  let taken: Taken[] = [];
-  for (const row of claimed) {
-    if (row.state === 'dead') reportDead(p, asTaken(row), new Error(String(row.last_error ?? UNDER_WAY)));
-    else taken.push(asTaken(row));
-  }
-  if (taken.length === 0) return claimed.length > 0;
-  taken.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-  taken = await alone(p, taken);
+  const claim = await claimBatch(p.db, p.t, {
+    batchSize: p.batchSize,
+    maxAttempts: p.maxAttempts,
+    leaseMs: p.timeoutMs + LEASE_MARGIN_MS,
+  });
+  for (const row of claim.dead) reportDead(p, row, new Error(row.before ?? UNDER_WAY));
+  if (claim.taken.length === 0) return claim.dead.length > 0;
+  const taken = await alone(p.db, p.t, claim);
   const failures: Failure[] = [];
   let dead: Failure[];
   try {
-    dead = await p.db.transaction((tx, handle) => runBatch(p, tx, handle, taken, failures));
+    dead = await p.db.transaction((tx, handle) => runBatch(p, tx, handle, claim.token, taken, failures));
   } catch (error) {
-    if (!(error instanceof TimedOut)) throw error;
-    dead = await afterTimeOut(p, taken, failures, error.row);
+    if (!(error instanceof TimedOut)) return afterBrokenBatch(p, claim.token, taken, error);
+    dead = await afterTimeOut(p, claim, taken, failures, error.row);
   }
   for (const { row, error } of dead) reportDead(p, row, error);
   return true;
 }
 
-const asTaken = (row: Row): Taken => ({
-  id: String(row.id),
-  webhook: row.webhook as Webhook,
-  url: String(row.url ?? ''),
-  attempts: Number(row.attempts),
-  before: (row.before as string | null) ?? null,
-});
+/**
+ * After a batch's transaction failed in the database (its connection dropped, the server
+ * restarted): each attempt is recorded as failed, so the deliveries are tried again after their
+ * backoff rather than when the claim's lease ends; when the database cannot be reached to record
+ * it, the lease ends the claim. Rejects with `error`, for the worker to report.
+ */
+async function afterBrokenBatch(
+  p: BatchParts,
+  token: string,
+  taken: Taken[],
+  error: unknown,
+): Promise<never> {
+  const failures = taken.map((row) => ({ row, error }));
+  const dead = await recordFailures(p, p.db, token, failures).catch(() => []);
+  for (const failure of dead) reportDead(p, failure.row, failure.error);
+  throw error;
+}
 
-/** The transaction of a batch: its rows locked, each delivery's listeners run, the done marked. */
+// The rows of the claim `$2` it still holds, locked until the commit: a claim whose lease ended
+// may have lost its rows to another worker (which may have finished them already), and runs none
+// of those. Once locked here, no other worker takes them, however long the batch runs.
+const holdSql = (t: Tables) =>
+  `SELECT id::text AS id FROM ${t.inbox} WHERE id = ANY($1::bigint[]) AND state = 'pending' AND locked_by = $2
+   FOR UPDATE`;
+
+const doneSql = (t: Tables) =>
+  `UPDATE ${t.inbox} SET state = 'done', last_error = NULL, done_at = now(), locked_by = NULL, locked_until = NULL
+   WHERE id = ANY($1::bigint[]) AND locked_by = $2`;
+
+/** The transaction of a batch: the rows it holds locked, each one's listeners run, the done marked. */
 async function runBatch(
   p: BatchParts,
   tx: SqlSession,
   handle: unknown,
+  token: string,
   taken: Taken[],
   failures: Failure[],
 ): Promise<Failure[]> {
-  // A statement of a listener (waiting on a lock, a slow query) is cut by the server too: the
-  // rollback after a time-out waits for the statement under way, and held the loop till it ended.
-  await tx.query(`SET LOCAL statement_timeout = ${p.timeoutMs}`);
-  // Held until the commit: no other worker takes them, however long the batch runs.
-  await tx.query(`SELECT id FROM ${p.t.inbox} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [
-    taken.map((row) => row.id),
-  ]);
+  await tx.query(`SELECT ${boundsSql(1)}`, boundsParams(p.timeoutMs));
+  const ids = arrayLiteral(taken.map((row) => row.id));
+  const held = new Set((await tx.query(holdSql(p.t), [ids, token])).map((r) => r.id));
   const done: string[] = [];
-  for (const row of taken) {
+  for (const row of taken.filter((r) => held.has(r.id))) {
     await tx.query('SAVEPOINT mgsdk_delivery');
     const attempt = p.hooks.receive(row.webhook, { tx: handle, url: row.url }).then(
       () => true as const,
@@ -177,22 +140,18 @@ async function runBatch(
       failures.push({ row, error: ended.error });
     }
   }
-  if (done.length > 0) {
-    await tx.query(
-      `UPDATE ${p.t.inbox} SET state = 'done', last_error = NULL, done_at = now() WHERE id = ANY($1::bigint[])`,
-      [done],
-    );
-  }
-  return recordFailures(p, tx, failures);
+  if (done.length > 0) await tx.query(doneSql(p.t), [arrayLiteral(done), token]);
+  return recordFailures(p, tx, token, failures);
 }
 
 /**
  * After a batch rolled back for `late`: its attempt and those that failed before it are recorded
  * as failed; the others (done and rolled back with it, or not reached) are due again at once,
- * their attempt uncounted, since they did not fail.
+ * their attempt uncounted, since they did not fail. Only rows the claim still holds are touched.
  */
 async function afterTimeOut(
   p: BatchParts,
+  claim: Claim,
   taken: Taken[],
   failures: Failure[],
   late: Taken,
@@ -209,31 +168,43 @@ async function afterTimeOut(
     await giveBack(
       tx,
       p.t,
+      claim.token,
       taken.filter((row) => !failed.has(row.id)),
     );
-    return recordFailures(p, tx, failures);
+    return recordFailures(p, tx, claim.token, failures);
   });
   report(p, late, timedOut);
   return dead;
 }
 
-// The backoff counted from the failure: from the claim (as the claim scheduled it, for a worker
-// that dies), an attempt that ran its whole timeoutMs was due again at once and took its batch
-// down on every attempt.
+// The backoff counted from the failure: from the claim, an attempt that ran its whole timeoutMs
+// was due again at once and took its batch down on every attempt.
 const failedSql = (t: Tables) =>
-  `UPDATE ${t.inbox} SET state = $2, last_error = $3,
+  `UPDATE ${t.inbox} SET state = $2, last_error = $3, locked_by = NULL, locked_until = NULL,
      run_at = clock_timestamp() + ${backoffAfter('attempts')}
-   WHERE id = $1::bigint`;
+   WHERE id = $1::bigint AND locked_by = $4`;
 
-/** Records failed attempts, each retried after its backoff; the last become dead. The dead, to report once committed. */
-async function recordFailures(p: BatchParts, tx: SqlSession, failures: Failure[]): Promise<Failure[]> {
-  const dead = failures.filter((f) => f.row.attempts >= p.maxAttempts);
-  for (const { row, error } of failures) {
-    await tx.query(failedSql(p.t), [
+/**
+ * Records failed attempts of the claim `token`, each retried after its backoff; the last become
+ * dead. The dead, to report once committed.
+ */
+async function recordFailures(
+  p: BatchParts,
+  tx: SqlSession,
+  token: string,
+  failures: Failure[],
+): Promise<Failure[]> {
+  const dead: Failure[] = [];
+  for (const failure of failures) {
+    const { row, error } = failure;
+    const state = row.attempts >= p.maxAttempts ? 'dead' : 'pending';
+    const recorded = await tx.query(`${failedSql(p.t)} RETURNING id`, [
       row.id,
-      row.attempts >= p.maxAttempts ? 'dead' : 'pending',
+      state,
       messageOf(error).slice(0, 500),
+      token,
     ]);
+    if (state === 'dead' && recorded.length > 0) dead.push(failure);
   }
   return dead;
 }

@@ -1,8 +1,9 @@
 import { GatewayError } from '../core/errors.js';
 import { isRecord } from '../internal/is-record.js';
 import type { Webhook } from '../webhooks/decode/parse.js';
+import { DERIVED_KEY_TTL_MS } from '../webhooks/receive/claims.js';
 import type { WebhookQueue } from '../webhooks/receive/options.js';
-import { json } from './dedupe-store.js';
+import { json, jsonbTakes } from './dedupe-store.js';
 import type { Database } from './driver.js';
 import {
   type InboxWorker,
@@ -36,6 +37,14 @@ export function chatOf(webhook: Webhook): string | null {
 }
 
 /**
+ * Whether `key` is one a handler derived for a CRM request that came without a key of its own
+ * (`<kind>:sha256:<hex>`, see `derivedKey` of the receive pipeline). Such a key stands for one
+ * request only while the handler remembers it (`DERIVED_KEY_TTL_MS`): the same body later is a
+ * new request, for the inbox too.
+ */
+const isDerivedKey = (key: string): boolean => /^[\w.]+:sha256:[0-9a-f]{64}$/.test(key);
+
+/**
  * The transactional inbox; see `postgresStore(db).inbox`. Give it to the handler as `dispatch`:
  * each delivery is stored with its idempotency key in one statement before the 200; workers
  * (`work`) run the listeners inside the transaction that marks it done.
@@ -49,14 +58,29 @@ export class PostgresInbox implements WebhookQueue {
     this.#t = tables;
   }
 
-  /** Stores `webhook` for the workers; a key stored already is not stored twice. */
+  /**
+   * Stores `webhook` for the workers; a key stored already is not stored twice (a key derived
+   * from a keyless CRM request, only within the time the handler remembers it). A delivery
+   * jsonb refuses (a text holding U+0000) is kept as its JSON text.
+   */
   async enqueue(
     webhook: Webhook,
     delivery: { key: string | undefined; url?: string } = { key: undefined },
   ): Promise<void> {
+    const key = delivery.key ?? null;
+    if (key !== null && isDerivedKey(key)) {
+      await this.#db.query(
+        `UPDATE ${this.#t.inbox} SET key = NULL
+         WHERE key = $1 AND created_at <= now() - $2::float8 * interval '1 millisecond'`,
+        [key, DERIVED_KEY_TTL_MS],
+      );
+    }
+    const text = json(webhook) as string;
+    const jsonb = jsonbTakes(text);
     await this.#db.query(
-      `INSERT INTO ${this.#t.inbox} (key, chat, webhook, url) VALUES ($1, $2, $3::text::jsonb, $4) ON CONFLICT (key) DO NOTHING`,
-      [delivery.key ?? null, chatOf(webhook), json(webhook), delivery.url ?? ''],
+      `INSERT INTO ${this.#t.inbox} (key, chat, webhook, webhook_text, url)
+       VALUES ($1, $2, $3::text::jsonb, $4, $5) ON CONFLICT (key) DO NOTHING`,
+      [key, chatOf(webhook), jsonb ? text : null, jsonb ? null : text, delivery.url ?? ''],
     );
   }
 
@@ -73,7 +97,8 @@ export class PostgresInbox implements WebhookQueue {
   /** Puts a dead delivery back (attempts from zero, due now); false when `id` is not dead. */
   async retry(id: string): Promise<boolean> {
     const rows = await this.#db.query(
-      `UPDATE ${this.#t.inbox} SET state = 'pending', attempts = 0, run_at = now() WHERE id = $1::bigint AND state = 'dead' RETURNING id`,
+      `UPDATE ${this.#t.inbox} SET state = 'pending', attempts = 0, run_at = now(), locked_by = NULL, locked_until = NULL
+       WHERE id = $1::bigint AND state = 'dead' RETURNING id`,
       [checkId(id)],
     );
     return rows.length > 0;

@@ -18,12 +18,16 @@ export interface SqlDriver extends SqlSession {
   transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T>;
   /**
    * Calls `onPayload` with each NOTIFY on `channel` from now on; resolves once listening, to the
-   * function that stops it. `onLost` is called when the listening connection breaks. Absent when
-   * the handle exposes no connection to listen on (Prisma, Kysely, Knex): the stores poll instead.
+   * function that stops it. A NOTIFY sent while the listening connection is down is never heard,
+   * so after such a gap the driver calls `onLost` when listening stopped with the connection (the
+   * caller listens anew, then reads what it missed), or `onResumed` once it listens again by
+   * itself (the caller reads what it missed). Absent when the handle exposes no connection to
+   * listen on (Prisma, Kysely, Knex): the stores poll instead.
    */
   listen?(
     channel: string,
     onPayload: (payload: string) => void,
     onLost?: () => void,
+    onResumed?: () => void,
   ): Promise<() => Promise<void>>;
 }

@@ -12,9 +12,14 @@ import { freePort } from '../support/servers.js';
 
 const CRM = join(import.meta.dirname, 'processes', 'crm.ts');
 
-/** What a run found: each figure should be 0 but `unknownRows`, which is reported. */
+/** The application_name of the CRM processes' connections. */
+export const CRM_CONNECTIONS = 'mgsdk-crm';
+
+/** What a run found: each figure should be 0 but `kills` and `unknownRows`, which are reported. */
 export interface CrashFigures {
   kills: number;
+  /** Exits nobody asked for (an unhandled 'error', an uncaught exception), and how they ended. */
+  crashes: string[];
   duplicateContacts: number;
   missingContacts: number;
   lostDeliveries: number;
@@ -22,6 +27,7 @@ export interface CrashFigures {
   duplicateOutboxRows: number;
   repeatedSends: number;
   unknownRows: number;
+  /** Sends still pending or sending, and deliveries still pending, once settled. */
   unsettledRows: number;
 }
 
@@ -29,12 +35,25 @@ export interface CrashFigures {
 export class CrmUnderTest {
   #child: ChildProcess | undefined;
   #ready: Promise<void> | undefined;
+  #stopping = false;
   kills = 0;
+  /** Exits nobody asked for, as `code N` or the signal's name. */
+  readonly crashes: string[] = [];
 
   private constructor(
     readonly env: Record<string, string>,
     readonly port: number,
   ) {}
+
+  /** The database, for the harness's own connections (not named as the CRM's are). */
+  get #adminUrl(): string {
+    return (this.env.DATABASE_URL as string).split('?')[0] as string;
+  }
+
+  /** Another instance of the same CRM (same database and schema), on a port of its own. */
+  async sibling(): Promise<CrmUnderTest> {
+    return new CrmUnderTest(this.env, await freePort());
+  }
 
   /** Creates the schema (the store's tables and the CRM's own) and picks a port. */
   static async create(
@@ -45,14 +64,17 @@ export class CrmUnderTest {
     more: Record<string, string> = {},
   ): Promise<CrmUnderTest> {
     const schema = `crash_${Math.random().toString(36).slice(2, 8)}`;
+    // Its connections are named, so a run can end one of them at random as an operator would.
+    const named = `${url}?application_name=${CRM_CONNECTIONS}`;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     await postgresStore(pool, { schema }).migrate();
     await pool.query(`CREATE TABLE "${schema}".contacts (id serial PRIMARY KEY, key text)`);
     await pool.query(`CREATE TABLE "${schema}".messages (id serial PRIMARY KEY, key text)`);
+    await pool.query(`CREATE TABLE "${schema}".misbehaved (key text PRIMARY KEY)`);
     await pool.end();
     const env = {
-      DATABASE_URL: url,
+      DATABASE_URL: named,
       DRIVER: driver,
       SCHEMA: schema,
       GATEWAY_URL: gateway.url,
@@ -72,8 +94,10 @@ export class CrmUnderTest {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     this.#child = child;
-    child.once('exit', (_code, signal) => {
+    this.#stopping = false;
+    child.once('exit', (code, signal) => {
       if (signal === 'SIGKILL') this.kills++;
+      else if (!this.#stopping) this.crashes.push(signal ?? `code ${code}`);
     });
     this.#ready = new Promise((resolve) => {
       child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
@@ -96,18 +120,29 @@ export class CrmUnderTest {
     await exited;
   }
 
+  /** Sends `signal` to the process once it is ready (SIGUSR2: it holds its connections for 2 s). */
+  async signal(signal: NodeJS.Signals): Promise<void> {
+    await this.#ready;
+    if (this.alive) process.kill(this.#child?.pid as number, signal);
+  }
+
   /** Stops it gracefully (its worker and relay finish what they hold). */
   async stop(): Promise<void> {
     const child = this.#child;
     if (!child || !this.alive) return;
+    this.#stopping = true;
     const exited = once(child, 'exit');
     process.kill(child.pid as number, 'SIGTERM');
     await exited;
   }
 
-  /** Posts `body` until it is answered 2xx, as the service retries: starting the process again when it died. */
+  /**
+   * Posts `body` until it is answered 2xx, as the service retries (for hours; here for at most
+   * 3 minutes, a safety net on a busy machine): starting the process again when it died.
+   */
   async deliver(body: unknown): Promise<void> {
-    for (let attempt = 0; attempt < 400; attempt++) {
+    const answers: number[] = [];
+    for (const end = Date.now() + 180_000; Date.now() < end; ) {
       if (!this.alive) await this.start();
       const status = await fetch(`http://127.0.0.1:${this.port}/?secret=crash-secret`, {
         method: 'POST',
@@ -118,14 +153,15 @@ export class CrmUnderTest {
         () => 0,
       );
       if (status >= 200 && status < 300) return;
+      answers.push(status);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error('a delivery was never answered 2xx');
+    throw new Error(`a delivery was never answered 2xx: the last answers ${answers.slice(-10).join(', ')}`);
   }
 
   /** Waits (the process running) until no delivery and no send is left to do. */
   async settle(timeoutMs = 60_000): Promise<void> {
-    const pool = new pg.Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
+    const pool = new pg.Pool({ connectionString: this.#adminUrl, max: 1 });
     pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     const s = `"${this.env.SCHEMA}"`;
     const end = Date.now() + timeoutMs;
@@ -146,7 +182,7 @@ export class CrmUnderTest {
 
   /** The inbox row of the delivery whose idempotency key is `key`. */
   async inboxRow(key: string): Promise<{ state: string; attempts: number } | undefined> {
-    const pool = new pg.Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
+    const pool = new pg.Pool({ connectionString: this.#adminUrl, max: 1 });
     pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     try {
       const { rows } = await pool.query(
@@ -161,7 +197,7 @@ export class CrmUnderTest {
 
   /** Counts what the database and the gateway hold against what was delivered. */
   async figures(gateway: FakeGateway, contactKeys: string[], messageKeys: string[]): Promise<CrashFigures> {
-    const pool = new pg.Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
+    const pool = new pg.Pool({ connectionString: this.#adminUrl, max: 1 });
     pool.on('error', () => {}); // a connection ended by the server's shutdown while the pool ends
     const s = `"${this.env.SCHEMA}"`;
     const counts = async (sql: string) =>
@@ -173,7 +209,8 @@ export class CrmUnderTest {
     );
     const { rows } = await pool.query(
       `SELECT count(*) FILTER (WHERE status = 'unknown')::int AS unknown,
-              count(*) FILTER (WHERE status IN ('pending', 'sending'))::int AS open FROM ${s}.outbox`,
+              count(*) FILTER (WHERE status IN ('pending', 'sending'))::int
+                + (SELECT count(*) FROM ${s}.inbox WHERE state = 'pending')::int AS open FROM ${s}.outbox`,
     );
     await pool.end();
     const sent = new Map<string, number>();
@@ -189,6 +226,7 @@ export class CrmUnderTest {
       [...map.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
     return {
       kills: this.kills,
+      crashes: this.crashes,
       duplicateContacts: over(contacts),
       missingContacts: contactKeys.filter((k) => !contacts.has(k)).length,
       lostDeliveries: messageKeys.filter((k) => !messages.has(k)).length,

@@ -1,12 +1,14 @@
 // Exactly once across crashes (DESIGN: The CRM's own database): a CRM process SIGKILLed at each
 // point — inside the responder's transaction, after its commit before the answer, inside a
 // listener's transaction, after the done-commit, the relay before and after the send — and at
-// random moments; started again; the service retries. No duplicate CRM row, no lost delivery, no
-// repeated send (rows left unknown are counted). A real PostgreSQL, through pg and postgres.js.
+// random moments; started again; the service retries. And a fleet of two under ordinary trouble
+// (fleet-harness.ts). No unplanned crash, no duplicate CRM row, no lost delivery, no repeated send,
+// nothing left stuck (rows left unknown are counted). A real PostgreSQL, through pg and postgres.js.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { postgresTargets } from '../support/postgres-targets.js';
 import { CrmUnderTest, contactAdd, messageAdd, randomKills } from './crash-harness.js';
+import { fleetTrouble } from './fleet-harness.js';
 
 const targets = postgresTargets({ pglite: false });
 const POINTS = [
@@ -87,6 +89,19 @@ for (const target of targets) {
       expect(crm.kills).toBe(2);
       expect((await crm.figures(gateway, [], ['m0'])).lostDeliveries).toBe(0);
     }, 120_000);
+
+    it('a fleet of two under ordinary trouble: kills, ended connections, a restart, a stall, hung and failing responders', async () => {
+      const more = { LEASE_MS: '3000', TIMEOUT_MS: '1000' };
+      const a = await CrmUnderTest.create(target.url() as string, driver, gateway, 'postgres', more);
+      const server = {
+        url: target.url() as string,
+        restart: (ms?: number) => target.restart?.(ms) as Promise<void>,
+      };
+      const plan = { deliveries: 10, kills: 2, terminations: 3, restarts: 1, stalls: 1 };
+      const figures = await fleetTrouble([a, await a.sibling()], gateway, server, plan);
+      console.log(`fleet figures (${driver}): ${JSON.stringify(figures)}`);
+      expect(figures).toMatchObject({ crashes: [], ...NOTHING_LOST_OR_REPEATED });
+    }, 300_000);
 
     it('random SIGKILLs under a stream of deliveries and sends', async () => {
       const crm = await CrmUnderTest.create(target.url() as string, driver, gateway);

@@ -4,7 +4,7 @@
 // InboxDeliveryError, while other chats go on. On PGlite and a real PostgreSQL (pg, postgres.js).
 import { describe, expect, it } from 'vitest';
 import { GatewayValidationError } from '../../src/core/errors.js';
-import { UNDER_WAY } from '../../src/postgres/inbox-batch.js';
+import { UNDER_WAY } from '../../src/postgres/inbox-claim.js';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';

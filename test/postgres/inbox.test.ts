@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayError } from '../../src/core/errors.js';
 import { backoffAfter } from '../../src/postgres/inbox-batch.js';
+import { arrayLiteral } from '../../src/postgres/inbox-claim.js';
 import { InboxDeliveryError } from '../../src/postgres/inbox-errors.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
+import { postgresTargets, serverLimitsOf, sqlOn, until } from '../support/postgres-targets.js';
 import { messageAdd, post, storeWithMessages } from './inbox-suite.js';
 
 for (const target of postgresTargets({ orms: true })) {
@@ -157,6 +158,27 @@ for (const target of postgresTargets({ orms: true })) {
       const texts = (await stored()).map((r) => r.text);
       expect(new Set(texts).size).toBe(40);
       expect(texts.length).toBe(40);
+    });
+
+    it('array parameters reach the database whole, quotes, backslashes and nulls included', async () => {
+      const values = ['1', 'a "quoted" word', 'back\\slash', null, '{braces}, commas'];
+      const [row] = await sqlOn(suite.opened.db, 'SELECT array_to_json($1::text[]) AS a', [
+        arrayLiteral(values),
+      ]);
+      expect(row?.a).toEqual(values);
+    });
+
+    it('bounds the batch on the server too: each statement by timeoutMs, and it ends when idle past timeoutMs plus 10 s', async () => {
+      const hooks = handler();
+      let settings: unknown;
+      hooks.on('message.add', async (_event, { tx }) => {
+        settings = await serverLimitsOf(tx);
+      });
+      await hooks.handle(post(messageAdd('k-settings', 'chat', 'hi')));
+      const worker = inbox().work(hooks, { pollIntervalMs: 10, timeoutMs: 1_500 });
+      await until(() => settings !== undefined);
+      await worker.stop();
+      expect(settings).toEqual({ statement: '1500ms', idle: '11500ms' });
     });
   });
 }

@@ -24,6 +24,11 @@ export const POSTGRES_INSTALL =
 export interface PostgresServer {
   url: string;
   port: number;
+  /**
+   * Stops it (fast shutdown: every connection is dropped), waits `downMs`, and starts it again on
+   * the same port and data: what a deploy or a failover does to the connections of its clients.
+   */
+  restart(downMs?: number): Promise<void>;
   /** Stops it (fast shutdown) by its PID and removes its data dir. */
   stop(): Promise<void>;
 }
@@ -61,20 +66,19 @@ function initDataDir(bin: string): string {
   return data;
 }
 
-/** Starts a server of the test's own; resolves once it accepts connections. */
-export async function startPostgresServer(bin: string): Promise<PostgresServer> {
-  const data = initDataDir(bin);
-  const port = await freePort();
-  const settings = [
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'max_connections=200',
-  ];
+const SETTINGS = [
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'max_connections=200',
+];
+
+/** Starts `postgres` on `data` and `port`; resolves once it accepts connections. */
+async function launch(bin: string, data: string, port: number): Promise<ChildProcess> {
   const [cmd, args] = command(bin, 'postgres', [
     '-D',
     data,
@@ -84,7 +88,7 @@ export async function startPostgresServer(bin: string): Promise<PostgresServer> 
     '127.0.0.1',
     '-k',
     data,
-    ...settings,
+    ...SETTINGS,
   ]);
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
@@ -100,17 +104,33 @@ export async function startPostgresServer(bin: string): Promise<PostgresServer> 
     });
   });
   child.removeAllListeners('exit');
+  return child;
+}
+
+/** Fast shutdown of the server running on `data` (the postmaster's own PID: runuser's child as root). */
+async function shutDown(child: ChildProcess, data: string): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  process.kill(pid, 'SIGINT');
+  await exited;
+}
+
+/** Starts a server of the test's own; resolves once it accepts connections. */
+export async function startPostgresServer(bin: string): Promise<PostgresServer> {
+  const data = initDataDir(bin);
+  const port = await freePort();
+  let child = await launch(bin, data, port);
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async restart(downMs = 0) {
+      await shutDown(child, data);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      child = await launch(bin, data, port);
+    },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = once(child, 'exit');
-        // The postmaster's own PID (runuser's child when run as root): SIGINT is a fast shutdown.
-        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-        process.kill(pid, 'SIGINT');
-        await exited;
-      }
+      await shutDown(child, data);
       rmSync(join(data, '..'), { recursive: true, force: true });
     },
   };

@@ -34,6 +34,8 @@ export interface PostgresTarget {
   open(): Promise<{ db: object; close(): Promise<void> }>;
   /** A connection string of the real server (undefined for PGlite). */
   url(): string | undefined;
+  /** Restarts the real server (every connection dropped), down for `downMs`; absent for PGlite. */
+  restart?(downMs?: number): Promise<void>;
 }
 
 let warned = false;
@@ -71,11 +73,13 @@ export function postgresTargets(options: { orms?: boolean; pglite?: boolean } = 
   }, 120_000); // initdb and a start on a busy machine; it waits on the server's ready line
   afterAll(async () => server?.stop());
   const url = () => server?.url as string;
+  const restart = async (downMs?: number) => server?.restart(downMs);
   return [
     ...lite.slice(0, 1),
     {
       name: 'pg',
       url,
+      restart,
       async open() {
         const pool = new pg.Pool({ connectionString: url(), max: 20 });
         pool.on('error', () => {}); // an idle client's connection ended by the server's shutdown
@@ -85,6 +89,7 @@ export function postgresTargets(options: { orms?: boolean; pglite?: boolean } = 
     {
       name: 'postgres.js',
       url,
+      restart,
       async open() {
         const sql = postgres(url(), { max: 20, onnotice: () => {} });
         return { db: sql, close: () => sql.end({ timeout: 1 }) };
@@ -198,6 +203,16 @@ export async function sqlOn(handle: unknown, text: string, params: unknown[] = [
     'waitReady' in (handle as object) ||
     'totalCount' in (handle as object);
   return (isDatabase ? driverOf(handle) : sessionOf(handle)).query(text, params);
+}
+
+/** The server-side limits of the transaction `tx` runs in: its statement and idle time-outs. */
+export async function serverLimitsOf(tx: unknown) {
+  const [limits] = await sqlOn(
+    tx,
+    `SELECT current_setting('statement_timeout') AS statement,
+            current_setting('idle_in_transaction_session_timeout') AS idle`,
+  );
+  return limits;
 }
 
 /**

@@ -15,7 +15,7 @@ interface PgPoolClient extends PgClientLike {
   release(error?: Error | boolean): void;
 }
 interface PgPoolLike extends PgQueryable {
-  connect(): Promise<PgPoolClient>;
+  connect(callback: (error: Error | undefined, client: PgPoolClient | undefined) => void): void;
   totalCount: number;
 }
 
@@ -32,80 +32,171 @@ const session = (c: PgQueryable): SqlSession => ({
   query: async (text, params) => (await c.query(text, params as unknown[])).rows,
 });
 
+/** A client's 'error' events, heard from the moment it is lent until `stop()`. */
+interface Hearing {
+  /** The first error heard: the connection is gone. */
+  broken(): Error | undefined;
+  stop(): void;
+}
+
+/**
+ * Listens to `client`'s 'error' event while the store holds it. A connection PostgreSQL drops
+ * (a terminated backend, a restart, `idle_in_transaction_session_timeout`) makes pg emit 'error'
+ * on the client besides failing its statements; no one else listens to a client checked out of a
+ * pool, and an 'error' nobody hears ends the process. Heard here, it only fails the statement
+ * under way or the next one, and the store learns the connection is gone.
+ */
+function hear(client: PgClientLike): Hearing {
+  let broken: Error | undefined;
+  const heard = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', heard);
+  return { broken: () => broken, stop: () => client.off('error', heard) };
+}
+
+/**
+ * A client of the pool, heard from the moment it is lent. pg-pool calls back at once; a promise
+ * would resolve only after the rest of the data read with a new connection's first ReadyForQuery,
+ * and a FATAL in that same read (a backend ended as it connected) would be emitted with nobody
+ * listening.
+ */
+function lend(pool: PgPoolLike): Promise<{ client: PgPoolClient; hearing: Hearing }> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || !client) reject(error);
+      else resolve({ client, hearing: hear(client) });
+    });
+  });
+}
+
+/**
+ * BEGIN … COMMIT on `client` (ROLLBACK when `fn` throws). Returns the outcome and the connection's
+ * failure, if it broke: a ROLLBACK that fails, or an 'error' heard meanwhile. A user's code that
+ * threw leaves a healthy connection, rolled back and fit for the next transaction.
+ */
 async function inTransaction<T>(
-  client: PgQueryable,
+  client: PgClientLike,
   fn: (tx: SqlSession, handle: unknown) => Promise<T>,
-): Promise<T> {
-  await client.query('BEGIN');
+  broken: () => Error | undefined,
+): Promise<{ result: T } | { error: unknown; broken: Error | undefined }> {
   try {
+    await client.query('BEGIN');
     const result = await fn(session(client), client);
     await client.query('COMMIT');
-    return result;
+    return { result };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined); // a broken connection rolls back by itself
-    throw error;
+    const rollback = await client.query('ROLLBACK').then(
+      () => undefined,
+      (failed: unknown) => (failed instanceof Error ? failed : new Error(String(failed))),
+    );
+    return { error, broken: broken() ?? rollback };
   }
+}
+
+/** The result, or the failure thrown again. */
+function outcome<T>(ended: { result: T } | { error: unknown }): T {
+  if ('error' in ended) throw ended.error;
+  return ended.result;
 }
 
 /**
  * node-postgres: a Pool lends a client per transaction. A lone Client is one connection: its
- * transactions and statements take turns, since a statement sent while a transaction is open on it
- * would run inside it (and be rolled back with it).
+ * transactions, statements and LISTEN take turns, since a statement sent while a transaction is
+ * open on it would run inside it (and be rolled back with it). Once PostgreSQL drops a lone
+ * Client's connection, pg cannot connect it again: every later call fails (a Pool connects anew).
  */
 export function pgDriver(db: PgPoolLike | PgClientLike): SqlDriver {
+  if (isPool(db)) return poolDriver(db);
   let turn: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const mine = turn.then(work);
+  const inTurn = <T>(work: (broken: () => Error | undefined) => Promise<T>): Promise<T> => {
+    const mine = turn.then(async () => {
+      const hearing = hear(db);
+      try {
+        return await work(hearing.broken);
+      } finally {
+        hearing.stop();
+      }
+    });
     turn = mine.catch(() => undefined);
     return mine;
   };
   const statements = session(db);
   return {
-    query: isPool(db) ? statements.query : (text, params) => inTurn(() => statements.query(text, params)),
+    query: (text, params) => inTurn(() => statements.query(text, params)),
+    transaction: (fn) => inTurn(async (broken) => outcome(await inTransaction(db, fn, broken))),
+    listen: (channel, onPayload, onLost) =>
+      listenOn(db, channel, onPayload, onLost, {
+        query: (text) => inTurn(() => db.query(text)),
+        done: () => undefined,
+      }),
+  };
+}
+
+/** A pg Pool: a client lent per transaction, dropped only when its connection broke. */
+function poolDriver(pool: PgPoolLike): SqlDriver {
+  return {
+    ...session(pool),
     async transaction(fn) {
-      if (!isPool(db)) return inTurn(() => inTransaction(db, fn));
-      const client = await db.connect();
-      let broken: Error | undefined;
-      try {
-        return await inTransaction(client, fn);
-      } catch (error) {
-        broken = error as Error;
-        throw error;
-      } finally {
-        client.release(broken);
-      }
+      const { client, hearing } = await lend(pool);
+      const ended = await inTransaction(client, fn, hearing.broken);
+      hearing.stop();
+      client.release('broken' in ended ? ended.broken : undefined);
+      return outcome(ended);
     },
     async listen(channel, onPayload, onLost) {
-      const client = isPool(db) ? await db.connect() : (db as PgClientLike);
-      const listener = (message: Notification) => {
-        if (message.channel === channel) onPayload(message.payload ?? '');
-      };
-      // A broken connection goes back to the pool to be dropped; the store hears of it and listens again.
-      let broken = false;
-      const lost = (error: Error) => {
-        if (broken) return;
-        broken = true;
-        client.off('notification', listener);
-        if (isPool(db)) (client as PgPoolClient).release(error);
-        onLost?.();
-      };
-      client.on('notification', listener);
-      client.on('error', lost);
-      try {
-        await client.query(`LISTEN "${channel}"`);
-      } catch (error) {
-        client.off('notification', listener);
-        client.off('error', lost);
-        if (isPool(db) && !broken) (client as PgPoolClient).release(error as Error);
-        throw error;
-      }
-      return async () => {
-        if (broken) return;
-        client.off('notification', listener);
-        await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
-        client.off('error', lost);
-        if (isPool(db)) (client as PgPoolClient).release();
-      };
+      const { client, hearing } = await lend(pool);
+      return listenOn(client, channel, onPayload, onLost, {
+        query: (text) => client.query(text),
+        done: (broken) => {
+          hearing.stop();
+          client.release(broken);
+        },
+      });
     },
+  };
+}
+
+/**
+ * LISTEN on `client` through `use.query`; `use.done` gives the client back (with the error that
+ * broke it). When the connection breaks once listening, listening stops and `onLost` is called:
+ * the store listens anew. Broken before, the LISTEN itself fails, and so does this.
+ */
+async function listenOn(
+  client: PgClientLike,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onLost: (() => void) | undefined,
+  use: { query(text: string): Promise<unknown>; done(broken?: Error): void },
+): Promise<() => Promise<void>> {
+  const listener = (message: Notification) => {
+    if (message.channel === channel) onPayload(message.payload ?? '');
+  };
+  let listening = false;
+  let broken = false;
+  const lost = (error: Error) => {
+    if (broken) return;
+    broken = true;
+    client.off('notification', listener);
+    use.done(error);
+    if (listening) onLost?.();
+  };
+  client.on('notification', listener);
+  client.on('error', lost);
+  try {
+    await use.query(`LISTEN "${channel}"`);
+    listening = true;
+  } catch (error) {
+    client.off('notification', listener);
+    client.off('error', lost);
+    if (!broken) use.done(error as Error);
+    throw error;
+  }
+  return async () => {
+    if (broken) return;
+    client.off('notification', listener);
+    await use.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+    client.off('error', lost);
+    use.done();
   };
 }

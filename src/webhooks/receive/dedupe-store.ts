@@ -52,8 +52,11 @@ export interface DedupeStore {
    * transaction lives and freed when it ends, however it ends (a crash included), so the
    * service's next attempt is processed at once. Resolves to `processing` (another attempt holds
    * the key: 409), `done` (processed already, with its reply), or `claimed` with the reply of this
-   * run (done now). Rejects, with nothing written, when `process` rejects. Stores without it are
-   * claimed, then completed or released, as above.
+   * run (done now). Rejects, with nothing written, when `process` rejects. The transaction lives
+   * at most `leaseMs` (the handler's lease): when `process` has not settled by then, the store
+   * rolls the transaction back, its handle refuses every later call, its connection is returned,
+   * and this rejects with a retryable GatewayError, the key free for the next attempt. Stores
+   * without it are claimed, then completed or released, as above.
    */
   processInTransaction?(
     key: string,
