@@ -4,7 +4,7 @@ import { messageOf } from '../internal/message-of.js';
 import { drizzleDriver, drizzleSession, isDrizzle, isDrizzleSession } from './drivers/drizzle.js';
 import { isKnex, knexDriver, knexSession } from './drivers/knex.js';
 import { isKysely, kyselyDriver, kyselySession } from './drivers/kysely.js';
-import { isPg, pgDriver } from './drivers/pg.js';
+import { hearUnderOrm, isPg, pgDriver } from './drivers/pg.js';
 import { isPgLite, pgliteDriver } from './drivers/pglite.js';
 import { isPostgresJs, postgresJsDriver } from './drivers/postgres-js.js';
 import { isPrisma, isPrismaSession, prismaDriver, prismaSession } from './drivers/prisma.js';
@@ -29,10 +29,19 @@ export function driverOf(db: unknown): SqlDriver {
   if (isKnex(db)) return knexDriver(db);
   if (isPgLite(db)) return pgliteDriver(db);
   if (isPrisma(db)) return prismaDriver(db);
-  if (isDrizzle(db)) return drizzleDriver(db, listenOf(db.$client));
+  if (isDrizzle(db)) return drizzleOn(db, db.$client);
   if (isKysely(db)) return kyselyDriver(db);
   if (isPg(db)) return pgDriver(db);
   throw new GatewayError(`postgresStore(db): db must be ${DATABASES}`);
+}
+
+/**
+ * Drizzle on its driver's client (`$client`): a pg Pool's or Client's connections heard while
+ * Drizzle holds them (`hearUnderOrm`), postgres.js's transactions run as the store runs its own.
+ */
+function drizzleOn(db: Parameters<typeof drizzleDriver>[0], client: unknown): SqlDriver {
+  if (isPg(client)) hearUnderOrm(client);
+  return drizzleDriver(db, { listen: listenOf(client), onPostgresJs: isPostgresJs(client) });
 }
 
 /** LISTEN through the client under an ORM (Drizzle's `$client`), when it is a driver the SDK knows. */

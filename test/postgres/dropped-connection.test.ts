@@ -3,7 +3,9 @@
 // the server ends for idling past idle_in_transaction_session_timeout, a server
 // restart while a responder holds its transaction and a tracker listens. The attempt fails, is
 // tried again, and the process lives (it runs in a child process of its own, so that a crash is
-// seen as one), on a pg Pool (with and without pool.on('error')), a lone pg Client and postgres.js.
+// seen as one), on a pg Pool (with and without pool.on('error')), a lone pg Client and postgres.js;
+// and under the ORMs, which lend the connection themselves: Drizzle (on a pg Pool and on
+// postgres.js), Kysely (its pool set up as the guide shows), Prisma and Knex.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import pg from 'pg';
@@ -46,7 +48,8 @@ async function run(target: PostgresTarget, driver: string, scenario: string) {
 
 const lived = { code: 0, stderr: expect.not.stringContaining("Unhandled 'error' event") };
 
-for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
+const targets = postgresTargets().filter((t) => t.name !== 'pglite');
+for (const target of targets) {
   const drivers = target.name === 'pg' ? ['pg-pool', 'pg-pool-bare', 'pg-client'] : ['postgres.js'];
   describe(`a connection dropped under the SDK, ${target.name}`, () => {
     for (const driver of drivers) {
@@ -83,3 +86,21 @@ for (const target of postgresTargets().filter((t) => t.name !== 'pglite')) {
     }, 60_000);
   });
 }
+
+const ORMS = ['drizzle (pg)', 'drizzle (postgres.js)', 'kysely', 'prisma', 'knex'];
+const server = targets.find((t) => t.name === 'pg');
+describe.runIf(server)('a connection dropped under an ORM', () => {
+  for (const orm of ORMS) {
+    it(`${orm}: a backend terminated inside a responder's transaction fails that attempt; the retry is processed`, async () => {
+      const ran = await run(server as PostgresTarget, orm, 'responder');
+      expect(ran).toMatchObject(lived);
+      expect(ran.result).toMatchObject({ first: 500, second: 200, contacts: 1 });
+    }, 60_000);
+
+    it(`${orm}: a backend terminated inside a listener's transaction fails that attempt; the retry is processed`, async () => {
+      const ran = await run(server as PostgresTarget, orm, 'listener');
+      expect(ran).toMatchObject(lived);
+      expect(ran.result).toMatchObject({ stored: 200, messages: 1 });
+    }, 60_000);
+  }
+});

@@ -147,8 +147,18 @@ function pool(url: string): pg.Pool {
   return pool;
 }
 
+/**
+ * A pg Pool whose clients are heard while Kysely holds them, as the guide shows: Kysely lends the
+ * connections itself and gives the store no way to hear them.
+ */
+function heardPool(url: string): pg.Pool {
+  const heard = pool(url);
+  heard.on('connect', (client) => client.on('error', () => {}));
+  return heard;
+}
+
 /** Prisma (7, adapter-pg; the example's generated client), Drizzle, Kysely and Knex on the server. */
-function ormsOnServer(url: () => string): PostgresTarget[] {
+export function ormsOnServer(url: () => string): PostgresTarget[] {
   const target = (name: OrmTargetName, open: PostgresTarget['open']): PostgresTarget => ({ name, url, open });
   return [
     target('prisma', async () => {
@@ -169,7 +179,7 @@ function ormsOnServer(url: () => string): PostgresTarget[] {
     }),
     target('kysely', async () => {
       const { Kysely, PostgresDialect } = await import('kysely');
-      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pool(url()) }) });
+      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: heardPool(url()) }) });
       return { db, close: () => db.destroy() };
     }),
     target('knex', async () => {

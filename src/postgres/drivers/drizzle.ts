@@ -1,5 +1,6 @@
 import { GatewayError } from '../../core/errors.js';
 import type { Row, SqlDriver, SqlSession } from '../sql-driver.js';
+import { beginOnce } from './postgres-js.js';
 
 /** What the stores use of a Drizzle database (pg-core: node-postgres, postgres.js, PGlite) and of its `tx`. */
 interface DrizzleQueryable {
@@ -74,12 +75,23 @@ export const drizzleSession = (db: DrizzleQueryable): SqlSession => ({
 
 /**
  * Drizzle: statements through `execute`, transactions through `db.transaction`, whose `tx` the
- * user's code gets; LISTEN through the driver's client (`$client`), given as `listen`.
+ * user's code gets; LISTEN through the driver's client (`$client`), given as `listen`. On
+ * postgres.js (`onPostgresJs`), Drizzle's transaction is postgres.js's `sql.begin`: it is run as
+ * the store runs its own, so that a connection dropped under it sends nothing after (`beginOnce`).
  */
-export function drizzleDriver(db: DrizzleLike, listen: SqlDriver['listen']): SqlDriver {
+export function drizzleDriver(
+  db: DrizzleLike,
+  client: { listen: SqlDriver['listen']; onPostgresJs: boolean },
+): SqlDriver {
+  const run = <T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>) =>
+    client.onPostgresJs
+      ? beginOnce((callback: (tx: DrizzleQueryable) => Promise<T>) => db.transaction(callback), (tx) =>
+          fn(drizzleSession(tx), tx),
+        )
+      : db.transaction((tx) => fn(drizzleSession(tx), tx));
   return {
     ...drizzleSession(db),
-    transaction: (fn) => db.transaction((tx) => fn(drizzleSession(tx), tx)),
-    ...(listen ? { listen } : {}),
+    transaction: run,
+    ...(client.listen ? { listen: client.listen } : {}),
   };
 }

@@ -16,6 +16,7 @@ interface PgPoolClient extends PgClientLike {
 }
 interface PgPoolLike extends PgQueryable {
   connect(callback: (error: Error | undefined, client: PgPoolClient | undefined) => void): void;
+  on(event: 'acquire', listener: (client: PgClientLike) => void): unknown;
   totalCount: number;
 }
 
@@ -53,6 +54,31 @@ function hear(client: PgClientLike): Hearing {
   };
   client.on('error', heard);
   return { broken: () => broken, stop: () => client.off('error', heard) };
+}
+
+/** The pools and clients heard by `hearUnderOrm`, each once however many stores share it. */
+const heardUnderOrm = new WeakSet<object>();
+
+/**
+ * For an ORM that lends the connections itself (Drizzle on a pg Pool or Client): every client
+ * heard for good, a Pool's from the moment it lends one (its 'acquire', emitted before pg-pool
+ * stops listening to the client). pg-pool listens to a client only while it is idle, and the ORM
+ * listens to none: a connection PostgreSQL drops while the ORM holds it (a terminated backend, a
+ * restart) would emit an 'error' nobody hears, which ends the process. Heard, it only fails the
+ * statements on that connection (the attempt is tried again), and pg-pool drops the client when
+ * it is given back. An 'error' a lone Client emits also reaches the user's own listener, if any.
+ */
+export function hearUnderOrm(db: PgPoolLike | PgClientLike): void {
+  const heard = () => {}; // the statements on the connection fail, and say why
+  const hearOnce = (client: PgClientLike) => {
+    if (heardUnderOrm.has(client)) return;
+    heardUnderOrm.add(client);
+    client.on('error', heard);
+  };
+  if (!isPool(db)) return hearOnce(db);
+  if (heardUnderOrm.has(db)) return;
+  heardUnderOrm.add(db);
+  db.on('acquire', hearOnce);
 }
 
 /**

@@ -22,21 +22,22 @@ const session = (sql: PostgresJsLike): SqlSession => ({
 });
 
 /**
- * `sql.begin`, for a connection that may drop. When it does, postgres.js rejects `begin` at once,
- * while the callback still runs, and sends the callback's ROLLBACK or COMMIT, when it ends, on that
- * connection: a write on a socket already gone, thrown where no one can catch it (the process
- * ends), or on the connection opened again in its place, outside this transaction. So once
- * `begin` has settled, the callback never settles: nothing more is sent on its behalf. (Its `tx`
- * is fenced by then, see `Database.transaction`.) The wait of one turn of the event loop before a
- * callback ends lets a `begin` rejected in the same turn be seen first.
+ * `sql.begin` (called by `begin` with its callback: postgres.js's own, or Drizzle's
+ * `db.transaction` on postgres.js), for a connection that may drop. When it does, postgres.js
+ * rejects `begin` at once, while the callback still runs, and sends the callback's ROLLBACK or
+ * COMMIT, when it ends, on that connection: a write on a socket already gone, thrown where no one
+ * can catch it (the process ends), or on the connection opened again in its place, outside this
+ * transaction. So once `begin` has settled, the callback never settles: nothing more is sent on
+ * its behalf. (Its `tx` is fenced by then, see `Database.transaction`.) The wait of one turn of the
+ * event loop before a callback ends lets a `begin` rejected in the same turn be seen first.
  */
-async function begin<T>(
-  sql: PostgresJsLike,
-  fn: (tx: SqlSession, handle: unknown) => Promise<T>,
+export async function beginOnce<H, T>(
+  begin: (callback: (handle: H) => Promise<T>) => Promise<T>,
+  fn: (handle: H) => Promise<T>,
 ): Promise<T> {
   let settled = false;
-  const run = sql.begin(async (tx) => {
-    const ended = await fn(session(tx), tx).then(
+  const run = begin(async (handle) => {
+    const ended = await fn(handle).then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     );
@@ -62,7 +63,8 @@ async function begin<T>(
 export function postgresJsDriver(sql: PostgresJsLike): SqlDriver {
   return {
     ...session(sql),
-    transaction: (fn) => begin(sql, fn),
+    transaction: (fn) =>
+      beginOnce((callback) => sql.begin(callback), (tx: PostgresJsLike) => fn(session(tx), tx)),
     async listen(channel, onPayload, _onLost, onResumed) {
       let listened = false;
       let stopped = false;

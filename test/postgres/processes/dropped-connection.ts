@@ -2,7 +2,8 @@
 // dropped-connection.test.ts: run in a process of its own, so that an 'error' nobody hears ends
 // it as it would end a server. It reports its figures over IPC and exits 0 when it lived.
 // Env: DATABASE_URL, SCHEMA, DRIVER (pg-pool: a Pool with pool.on('error') as the guide shows;
-// pg-pool-bare: without it; pg-client: a lone Client; postgres.js), SCENARIO:
+// pg-pool-bare: without it; pg-client: a lone Client; postgres.js; or an ORM target of
+// postgres-targets.ts: 'drizzle (pg)', 'drizzle (postgres.js)', 'kysely', 'prisma', 'knex'), SCENARIO:
 // - responder: a responder under store.dedupe has its own backend terminated, then goes on;
 // - idle: a responder's transaction sits idle past the server's idle_in_transaction_session_timeout
 //   (the server ends the session), then goes on;
@@ -14,14 +15,24 @@ import { postgresStore } from '../../../src/postgres/store.js';
 import { buildWebhook } from '../../../src/testing/build-webhook.js';
 import { DeliveryTracker } from '../../../src/tracking/delivery-tracker.js';
 import { WebhookHandler } from '../../../src/webhooks/receive/handler.js';
-import { sqlOn } from '../../support/postgres-targets.js';
+import { ormsOnServer, sqlOn } from '../../support/postgres-targets.js';
 
 const env = process.env;
 const url = env.DATABASE_URL as string;
 const driver = env.DRIVER as string;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function open(): Promise<object> {
+/** The database of DRIVER and how to close it. */
+async function open(): Promise<{ db: object; close(): Promise<void> }> {
+  const orm = ormsOnServer(() => url).find((target) => target.name === driver);
+  if (orm) return orm.open();
+  const db = await openDriver();
+  // postgres.js's end() waits for ever once a query failed while the server was down: a timeout.
+  if (driver === 'postgres.js') return { db, close: () => (db as postgres.Sql).end({ timeout: 1 }) };
+  return { db, close: () => (db as pg.Pool | pg.Client).end() };
+}
+
+async function openDriver(): Promise<object> {
   if (driver === 'postgres.js') return postgres(url, { max: 4, onnotice: () => {} });
   if (driver === 'pg-client') {
     const client = new pg.Client({ connectionString: url });
@@ -33,7 +44,7 @@ async function open(): Promise<object> {
   return pool;
 }
 
-const db = await open();
+const { db, close } = await open();
 const store = postgresStore(db, { schema: env.SCHEMA });
 const s = `"${store.schema}"`;
 /** One statement on a connection of its own (the test's, not the SDK's; fresh after a restart). */
@@ -151,8 +162,6 @@ if (env.SCENARIO === 'listener') {
   await store.deliveries.close();
 }
 result.errors = errors;
-// postgres.js's end() waits for ever once a query failed while the server was down: a timeout.
-if (driver === 'postgres.js') await (db as postgres.Sql).end({ timeout: 1 });
-else await (db as pg.Pool | pg.Client).end();
+await close();
 process.send?.({ result });
 process.disconnect?.();
