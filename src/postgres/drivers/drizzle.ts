@@ -85,8 +85,9 @@ export function drizzleDriver(
 ): SqlDriver {
   const run = <T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>) =>
     client.onPostgresJs
-      ? beginOnce((callback: (tx: DrizzleQueryable) => Promise<T>) => db.transaction(callback), (tx) =>
-          fn(drizzleSession(tx), tx),
+      ? beginOnce(
+          (callback: (tx: DrizzleQueryable) => Promise<T>) => db.transaction(callback),
+          (tx) => fn(drizzleSession(tx), tx),
         )
       : db.transaction((tx) => fn(drizzleSession(tx), tx));
   return {

@@ -75,10 +75,11 @@ export function hearUnderOrm(db: PgPoolLike | PgClientLike): void {
     heardUnderOrm.add(client);
     client.on('error', heard);
   };
-  if (!isPool(db)) return hearOnce(db);
-  if (heardUnderOrm.has(db)) return;
-  heardUnderOrm.add(db);
-  db.on('acquire', hearOnce);
+  if (!isPool(db)) hearOnce(db);
+  else if (!heardUnderOrm.has(db)) {
+    heardUnderOrm.add(db);
+    db.on('acquire', hearOnce);
+  }
 }
 
 /**

@@ -64,7 +64,10 @@ export function postgresJsDriver(sql: PostgresJsLike): SqlDriver {
   return {
     ...session(sql),
     transaction: (fn) =>
-      beginOnce((callback) => sql.begin(callback), (tx: PostgresJsLike) => fn(session(tx), tx)),
+      beginOnce(
+        (callback) => sql.begin(callback),
+        (tx: PostgresJsLike) => fn(session(tx), tx),
+      ),
     async listen(channel, onPayload, _onLost, onResumed) {
       let listened = false;
       let stopped = false;
