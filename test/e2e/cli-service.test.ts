@@ -1,6 +1,7 @@
 // The bin's commands for the real service, spawned against the fake gateway: text and --json
 // outputs (ids and ports masked) as golden files, exit codes, and credentials never printed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pkg from '../../package.json' with { type: 'json' };
 import { GatewayClient } from '../../src/client.js';
 import { createFakeGateway, type FakeGateway } from '../../src/testing/fake-gateway.js';
 import { BIN_RUNS_TIMEOUT_MS, type BinRun, runBin } from '../support/run-bin.js';
@@ -55,7 +56,7 @@ async function golden(name: string, args: string[]): Promise<void> {
 describe('messaging-gateway against the fake gateway', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
   it('--version prints the package version', async () => {
     const { code, stdout } = await bin(['--version']);
-    expect([code, stdout.trim()]).toEqual([0, '0.3.0']);
+    expect([code, stdout.trim()]).toEqual([0, pkg.version]);
   });
 
   it('channels list and get (golden)', async () => {
