@@ -3,7 +3,8 @@
 // it as it would end a server. It reports its figures over IPC and exits 0 when it lived.
 // Env: DATABASE_URL, SCHEMA, DRIVER (pg-pool: a Pool with pool.on('error') as the guide shows;
 // pg-pool-bare: without it; pg-client: a lone Client; postgres.js; or an ORM target of
-// postgres-targets.ts: 'drizzle (pg)', 'drizzle (postgres.js)', 'kysely', 'prisma', 'knex'), SCENARIO:
+// postgres-targets.ts: 'drizzle (pg)', 'drizzle (postgres.js)', 'kysely', 'prisma', 'knex'; or
+// 'drizzle (pg-client)': Drizzle on a lone pg Client), SCENARIO:
 // - responder: a responder under store.dedupe has its own backend terminated, then goes on;
 // - idle: a responder's transaction sits idle past the server's idle_in_transaction_session_timeout
 //   (the server ends the session), then goes on;
@@ -26,6 +27,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function open(): Promise<{ db: object; close(): Promise<void> }> {
   const orm = ormsOnServer(() => url).find((target) => target.name === driver);
   if (orm) return orm.open();
+  if (driver === 'drizzle (pg-client)') {
+    const { drizzle } = await import('drizzle-orm/node-postgres');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return { db: drizzle({ client }), close: () => client.end() };
+  }
   const db = await openDriver();
   // postgres.js's end() waits for ever once a query failed while the server was down: a timeout.
   if (driver === 'postgres.js') return { db, close: () => (db as postgres.Sql).end({ timeout: 1 }) };
@@ -122,7 +129,7 @@ if (env.SCENARIO === 'listener') {
   } as never);
   result.stored = await post(message);
   const worker = store.inbox.work(hooks, { pollIntervalMs: 20, onError: () => {} });
-  const tries = driver === 'pg-client' ? 20 : 200; // a lone Client stays broken: nothing to wait for
+  const tries = driver.includes('pg-client') ? 20 : 200; // a lone Client stays broken: nothing to wait for
   for (let i = 0; i < tries && (await count('messages')) === 0; i++) {
     await admin(`UPDATE ${s}.inbox SET run_at = now()`); // the backoff after the failed attempt
     await sleep(50);
