@@ -9,6 +9,9 @@ import type { DeliveryStore, StatusEntry } from './delivery-store.js';
 import { type DeliveryStatus, type FinalStatus, rankOf } from './status-order.js';
 import { StatusStore } from './status-store.js';
 
+/** How long a wait whose store could not be read after an interrupted feed waits to read again. */
+const RESYNC_RETRY_MS = 1_000;
+
 /** Options of {@link DeliveryTracker}. */
 export interface DeliveryTrackerOptions {
   /** Messages remembered at most (in this process); the oldest go first. @default 10000 */
@@ -73,6 +76,7 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
   readonly #waiters = new Map<string, Set<Waiter>>();
   #subscribed: Promise<void> | undefined;
   #detach: (() => void) | undefined;
+  #resyncTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: DeliveryTrackerOptions = {}) {
     const emitter = emitterOf();
@@ -157,7 +161,8 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
    * or a message id once known. Rejects with MessageFailedError (status failed, with the spec's
    * reason), DeliveryTimeoutError, or GatewayAbortError (cause: the signal's reason). With a shared store it subscribes
    * first, then reads, so a status that reached any instance before or during the wait is seen;
-   * the store unreachable rejects with a retryable GatewayError.
+   * the store unreachable at the start rejects with a retryable GatewayError; once waiting, a read
+   * that fails after the store's feed was interrupted is tried again each second until `timeoutMs`.
    */
   waitFor(id: string, options: WaitForOptions = {}): Promise<MessageStatusUpdate> {
     const { until = 'delivered', timeoutMs = 60_000, signal } = options;
@@ -223,9 +228,26 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
     return this.#subscribed;
   }
 
-  // The feed was interrupted: every pending wait reads the store again.
+  // The feed was interrupted: every pending wait reads the store again. A read that fails then
+  // (the store is still coming back, as after a server restart) does not end the wait: every wait
+  // reads again a second later, until each settles or its own timeoutMs ends it.
   #resync = (): void => {
-    for (const waiters of this.#waiters.values()) for (const waiter of [...waiters]) this.#check(waiter);
+    for (const waiters of this.#waiters.values()) {
+      for (const waiter of [...waiters]) {
+        Promise.resolve(waiter.id)
+          .then((id) => this.#store.get(id))
+          .then((entry) => entry && this.#onEntry(entry), this.#resyncLater);
+      }
+    }
+  };
+
+  #resyncLater = (): void => {
+    if (this.#resyncTimer) return;
+    this.#resyncTimer = setTimeout(() => {
+      this.#resyncTimer = undefined;
+      this.#resync();
+    }, RESYNC_RETRY_MS);
+    this.#resyncTimer.unref?.();
   };
 
   #settle(waiter: Waiter, entry: StatusEntry): void {

@@ -83,7 +83,7 @@ for (const target of targets) {
       const ran = await run(target, guide, 'restart');
       expect(ran).toMatchObject(lived);
       expect(ran.result).toMatchObject({ first: 500, second: 200, contacts: 1, heard: 'sent' });
-    }, 60_000);
+    }, 120_000);
   });
 }
 

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { DeliveryTimeoutError, MessageFailedError } from '../../src/core/errors.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
+import type { DeliveryFeed } from '../../src/tracking/delivery-store.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
 import { StatusStore } from '../../src/tracking/status-store.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
@@ -115,6 +116,63 @@ describe('DeliveryTracker.waitFor', () => {
     const tracker = new DeliveryTracker();
     tracker.observe(update(null, 'read', { message_id: 'stranger' }));
     expect(tracker.statusOf('stranger')).toBeUndefined();
+  });
+});
+
+describe('DeliveryTracker with a shared store whose feed was interrupted', () => {
+  /** A shared store kept in memory: its feed can be interrupted, and its reads fail while `down`. */
+  function sharedStore() {
+    const statuses = new StatusStore(100, 60_000);
+    const feeds: DeliveryFeed[] = [];
+    const store = {
+      down: false,
+      record: (u: MessageStatusUpdate) => statuses.record(u),
+      get: async (id: string) => {
+        if (store.down) throw new Error('PostgreSQL failed: terminating connection');
+        return statuses.get(id);
+      },
+      subscribe: async (feed: DeliveryFeed) => void feeds.push(feed),
+      resync: () => {
+        for (const feed of feeds) feed.resync();
+      },
+    };
+    return store;
+  }
+
+  it('a read that fails after the interruption does not end the wait: it reads again a second later', async () => {
+    vi.useFakeTimers();
+    try {
+      const store = sharedStore();
+      const tracker = new DeliveryTracker({ store });
+      const waiting = tracker.waitFor('r1', { until: 'sent', timeoutMs: 20_000 });
+      await vi.advanceTimersByTimeAsync(0); // subscribed, and read once
+      store.down = true;
+      store.record(update('r1', 'sent')); // recorded while the feed was interrupted: never announced
+      store.resync();
+      await vi.advanceTimersByTimeAsync(0);
+      store.down = false;
+      await vi.advanceTimersByTimeAsync(1_000);
+      await expect(waiting).resolves.toMatchObject({ status: 'sent' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a store that stays down ends the wait at its timeoutMs', async () => {
+    vi.useFakeTimers();
+    try {
+      const store = sharedStore();
+      const tracker = new DeliveryTracker({ store });
+      const waiting = tracker.waitFor('r1', { until: 'sent', timeoutMs: 5_000 });
+      const settled = expect(waiting).rejects.toBeInstanceOf(DeliveryTimeoutError);
+      await vi.advanceTimersByTimeAsync(0);
+      store.down = true;
+      store.resync();
+      await vi.advanceTimersByTimeAsync(5_000);
+      await settled;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

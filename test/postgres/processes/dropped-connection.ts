@@ -153,7 +153,7 @@ if (env.SCENARIO === 'listener') {
   };
   await record('accepted');
   const tracker = new DeliveryTracker({ store: store.deliveries });
-  const waiting = tracker.waitFor('r-1', { until: 'sent', timeoutMs: 20_000 }).then(
+  const waiting = tracker.waitFor('r-1', { until: 'sent', timeoutMs: 60_000 }).then(
     (update) => update.status,
     (error: Error) => `${error.name}: ${error.message}`,
   );
