@@ -23,19 +23,25 @@ export type ListenerOf<Events extends EventMap<Events>, E extends keyof Events> 
 }[E];
 
 /**
- * A listener added with a `this` or as `once`: the emitter holds this function, which calls the
- * user's `listener` with `context` as `this` (and, once, removes itself first), so whoever runs
- * what `emitter.listeners(event)` returns honours both. `off` finds it by these fields.
+ * What a listener added with a `this` or as `once` was added with. The emitter holds a wrapper
+ * that calls the user's `listener` with `context` as `this` (and, once, removes itself first), so
+ * whoever runs what `emitter.listeners(event)` returns honours both. `off` finds it by these fields.
  */
-interface Wrapped {
-  (...args: unknown[]): unknown;
+interface Added {
   listener: AnyListener;
   context: unknown;
   once: boolean;
 }
 
-function isWrapped(held: AnyListener): held is Wrapped {
-  return typeof (held as Partial<Wrapped>).listener === 'function';
+/**
+ * Our wrappers, each with what it was added with. Kept here, not as fields of the function: a
+ * user's own function may carry a `listener` field (Node's `once` wrappers do) and is not ours.
+ */
+const wrappers = new WeakMap<AnyListener, Added>();
+
+/** What the emitter's `held` function was added with (itself, without a `this`, when not ours). */
+function addedOf(held: AnyListener): Added {
+  return wrappers.get(held) ?? { listener: held, context: undefined, once: false };
 }
 
 /**
@@ -81,7 +87,7 @@ export class Listeners<Events extends EventMap<Events>> {
       return this;
     }
     for (const held of this.#emitter.listeners(name)) {
-      const entry = isWrapped(held) ? held : { listener: held, context: undefined, once: false };
+      const entry = addedOf(held);
       const matches =
         entry.listener === fn &&
         (once !== true || entry.once) &&
@@ -117,7 +123,7 @@ export class Listeners<Events extends EventMap<Events>> {
   listeners<E extends keyof Events>(event: E): ListenerOf<Events, E>[] {
     return this.#emitter
       .listeners(nameOf(event))
-      .map((held) => (isWrapped(held) ? held.listener : held) as ListenerOf<Events, E>);
+      .map((held) => addedOf(held).listener as ListenerOf<Events, E>);
   }
 
   /** The events that have listeners. */
@@ -138,7 +144,8 @@ export class Listeners<Events extends EventMap<Events>> {
       }
       return fn.apply(context, args);
     };
-    return Object.assign(wrapped, { listener: fn, context, once });
+    wrappers.set(wrapped, { listener: fn, context, once });
+    return wrapped;
   }
 }
 

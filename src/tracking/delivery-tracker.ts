@@ -1,3 +1,4 @@
+import { checkCount, checkMs } from '../core/checks.js';
 import { DeliveryTimeoutError, GatewayAbortError, MessageFailedError } from '../core/errors.js';
 import { type Emitter, emitterOf, Listeners } from '../internal/listeners.js';
 import { messageOf } from '../internal/message-of.js';
@@ -14,9 +15,12 @@ const RESYNC_RETRY_MS = 1_000;
 
 /** Options of {@link DeliveryTracker}. */
 export interface DeliveryTrackerOptions {
-  /** Messages remembered at most (in this process); the oldest go first. @default 10000 */
+  /** Messages remembered at most (in this process; a whole number >= 1); the oldest go first. @default 10000 */
   maxEntries?: number;
-  /** How long a status is kept for a `waitFor` that comes late (ms). @default 600000 (10 minutes) */
+  /**
+   * How long a status is kept for a `waitFor` that comes late (ms, a whole number >= 1).
+   * @default 600000 (10 minutes)
+   */
   retainMs?: number;
   /**
    * Where statuses are kept. The default is in memory, for one process; a shared store such as
@@ -30,7 +34,10 @@ export interface DeliveryTrackerOptions {
 export interface WaitForOptions {
   /** Resolve at this status or any later one. @default 'delivered' */
   until?: FinalStatus;
-  /** Reject with DeliveryTimeoutError after this long (ms). @default 60000 */
+  /**
+   * Reject with DeliveryTimeoutError after this long (ms, > 0 and at most 2147483647, what a timer
+   * holds; otherwise `waitFor` rejects with a GatewayValidationError). @default 60000
+   */
   timeoutMs?: number;
   /** Reject with the signal's reason when it aborts. */
   signal?: AbortSignal;
@@ -82,7 +89,11 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
     const emitter = emitterOf();
     super(emitter);
     this.#emitter = emitter;
-    this.#seen = new StatusStore(options.maxEntries ?? 10_000, options.retainMs ?? 600_000);
+    const what = 'DeliveryTracker options';
+    this.#seen = new StatusStore(
+      checkCount(options.maxEntries ?? 10_000, ['maxEntries'], what, 1),
+      checkCount(options.retainMs ?? 600_000, ['retainMs'], what, 1),
+    );
     this.#store = options.store ?? this.#seen;
   }
 
@@ -166,6 +177,11 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
    */
   waitFor(id: string, options: WaitForOptions = {}): Promise<MessageStatusUpdate> {
     const { until = 'delivered', timeoutMs = 60_000, signal } = options;
+    try {
+      checkMs(timeoutMs, ['timeoutMs'], 'DeliveryTracker.waitFor options');
+    } catch (error) {
+      return Promise.reject(error); // a timer cannot hold it: it would fire at once
+    }
     if (signal?.aborted) return Promise.reject(aborted(id, signal.reason));
     return new Promise<MessageStatusUpdate>((resolve, reject) => {
       const cleanup = () => {

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { DeliveryTimeoutError, MessageFailedError } from '../../src/core/errors.js';
+import { DeliveryTimeoutError, GatewayValidationError, MessageFailedError } from '../../src/core/errors.js';
 import type { MessageStatusUpdate } from '../../src/schemas/events-v2.js';
 import type { DeliveryFeed } from '../../src/tracking/delivery-store.js';
 import { DeliveryTracker } from '../../src/tracking/delivery-tracker.js';
@@ -174,6 +174,26 @@ describe('DeliveryTracker with a shared store whose feed was interrupted', () =>
       vi.useRealTimers();
     }
   });
+});
+
+describe('DeliveryTracker: figures a timer or a bound cannot hold are refused, naming the field', () => {
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 2 ** 31])(
+    'waitFor timeoutMs %s rejects with a GatewayValidationError, never an instant time-out',
+    async (timeoutMs) => {
+      const tracker = new DeliveryTracker();
+      const error = await tracker.waitFor('r1', { timeoutMs }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GatewayValidationError);
+      expect((error as Error).message).toContain('timeoutMs');
+    },
+  );
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -1, 0, 1.5])(
+    'maxEntries or retainMs %s is refused at construction (NaN left the store unbounded)',
+    (figure) => {
+      expect(() => new DeliveryTracker({ maxEntries: figure })).toThrow(GatewayValidationError);
+      expect(() => new DeliveryTracker({ retainMs: figure })).toThrow(/retainMs/);
+    },
+  );
 });
 
 describe('DeliveryTracker.attach', () => {

@@ -107,6 +107,23 @@ describe('Dispatch: typed listeners per event kind', () => {
     expect(log).toHaveBeenCalledWith(expect.stringContaining('decode: Webhook body could not be decoded'));
     log.mockRestore();
   });
+
+  it("an 'error' listener that throws or rejects is logged, not lost with the report it was given", async () => {
+    const hooks = new WebhookHandler({ allowUnauthenticated: true });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    hooks.on('error', () => {
+      throw new Error('listener bug');
+    });
+    hooks.on('error', async () => {
+      throw new Error('async listener bug');
+    });
+    await hooks.handle(post('not json'));
+    await vi.waitFor(() => expect(log).toHaveBeenCalledTimes(2));
+    const lines = log.mock.calls.map(([line]) => String(line));
+    expect(lines[0]).toContain("an 'error' listener failed: listener bug");
+    expect(lines[1]).toContain('async listener bug');
+    log.mockRestore();
+  });
 });
 
 describe('Dedupe on meta.idempotency_key', () => {

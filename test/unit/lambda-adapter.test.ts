@@ -93,6 +93,20 @@ describe('createLambdaHandler: each event source AWS sends', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('a base64 body malformed past its first slice is an invalid webhook, not a client gone', async () => {
+    const { handler, seen } = receiving();
+    const base64 = Buffer.from(messageAdd(undefined, 'x'.repeat(100_000))).toString('base64');
+    for (const body of [`${base64.slice(0, 65_536)}!!!!${base64.slice(65_536)}`, `${base64}====`]) {
+      const event = httpApiEvent('/hooks', `secret=${ENCODED}`, { body: '' });
+      event.body = body;
+      event.isBase64Encoded = true;
+      const result = await handler(event);
+      expect(result.statusCode).toBe(400);
+      expect(JSON.parse(result.body)).toEqual({ error: 'invalid_webhook' });
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('authenticates before it decodes: a 6 MB base64 body without the secret is refused unread', async () => {
     const { handler, seen } = receiving({ maxBodyBytes: 8 * 1024 * 1024 });
     const decode = vi.spyOn(globalThis, 'atob');

@@ -94,6 +94,22 @@ describe('Listeners: the emitter methods over a held eventemitter3', () => {
     expect(owner.eventNames()).toEqual([]);
   });
 
+  it("a user's function with a `listener` property of its own is held, listed and removed as itself", async () => {
+    // Node's own `once` wrappers and some spies carry a `listener` field: not one of our wrappers.
+    const owner = new Owner();
+    const inner = () => {};
+    let calls = 0;
+    const fn = Object.assign(() => void calls++, { listener: inner });
+    owner.on('ping', fn);
+    expect(owner.listeners('ping')).toEqual([fn]);
+    await settleListeners(owner.emitter.listeners('ping'), 1);
+    expect(calls).toBe(1);
+    owner.off('ping', fn);
+    expect(owner.listenerCount('ping')).toBe(0);
+    owner.on('ping', fn).off('ping', inner); // the field's function was never added
+    expect(owner.listenerCount('ping')).toBe(1);
+  });
+
   it('has no emit of its own: the owner runs its listeners', () => {
     expect('emit' in new Owner()).toBe(false);
   });

@@ -140,9 +140,10 @@ function bodyOf(event: LambdaHttpEvent): string | ReadableStream<Uint8Array> {
 
 /**
  * The bytes of `base64`, decoded slice by slice as they are read. A body flagged base64 that is
- * not base64 (a test harness's event) is read as the text it is: the handler answers it, never a
- * throw. A slice with a line break in it takes the rest of the body with it, so the 4-character
- * groups stay aligned.
+ * not base64 (a test harness's event) is read as the text it is from the slice where it stops
+ * being base64: the handler answers it (400 `invalid_webhook` unless it is a webhook), never a
+ * throw nor a failed read. A slice with a line break in it takes the rest of the body with it, so
+ * the 4-character groups stay aligned.
  */
 function decodedLater(base64: string): ReadableStream<Uint8Array> {
   let offset = 0;
@@ -153,9 +154,7 @@ function decodedLater(base64: string): ReadableStream<Uint8Array> {
         let end = offset + BASE64_SLICE;
         if (/\s/.test(base64.slice(offset, end))) end = base64.length;
         const bytes = decoded(base64.slice(offset, end));
-        if (bytes) controller.enqueue(bytes);
-        else if (offset === 0) controller.enqueue(new TextEncoder().encode(base64));
-        else controller.error(new TypeError('the base64 body is malformed'));
+        controller.enqueue(bytes ?? new TextEncoder().encode(base64.slice(offset)));
         offset = bytes ? end : base64.length;
       },
     },

@@ -34,7 +34,14 @@ export class Reporter {
     }
     // The secret is masked here, on the error path only, not on every delivery.
     const request = { ...context.request, url: maskSecret(context.request.url) };
-    void settleListeners(this.#emitter.listeners('error'), error, { ...context, request, stage });
+    // A listener that fails is written to the bounded console: it may have lost the report.
+    void settleListeners(this.#emitter.listeners('error'), error, { ...context, request, stage }).then(
+      (failures) => {
+        for (const failure of failures) {
+          this.#console.report(`[messaging-gateway-sdk] an 'error' listener failed: ${messageOf(failure)}`);
+        }
+      },
+    );
   }
 
   /** Reports each listener's failure of `webhook`. */
