@@ -244,16 +244,15 @@ export class DeliveryTracker extends Listeners<DeliveryTrackerEvents> {
     return this.#subscribed;
   }
 
-  // The feed was interrupted: every pending wait reads the store again. A read that fails then
-  // (the store is still coming back, as after a server restart) does not end the wait: every wait
-  // reads again a second later, until each settles or its own timeoutMs ends it.
+  // The feed was interrupted: every id waited for is read again (once, however many wait on it).
+  // A read that fails then (the store is still coming back, as after a server restart) does not
+  // end the wait: every id is read again a second later, until each wait settles or its own
+  // timeoutMs ends it.
   #resync = (): void => {
-    for (const waiters of this.#waiters.values()) {
-      for (const waiter of [...waiters]) {
-        Promise.resolve(waiter.id)
-          .then((id) => this.#store.get(id))
-          .then((entry) => entry && this.#onEntry(entry), this.#resyncLater);
-      }
+    for (const id of [...this.#waiters.keys()]) {
+      Promise.resolve(id)
+        .then((waited) => this.#store.get(waited))
+        .then((entry) => entry && this.#onEntry(entry), this.#resyncLater);
     }
   };
 
