@@ -55,6 +55,17 @@ for (const target of postgresTargets({ orms: true })) {
       await expectFleetShares(gateway, a(), b(), '79006660001');
     });
 
+    it('a transport a tier implies never replaces a stated one, and is kept where none is stated', async () => {
+      const s = opened.store.windows;
+      await s.recordChannels([{ channelId: 'ch-plain', transport: 'whatsapp' }]);
+      await s.recordChannels([
+        { channelId: 'ch-plain', impliedTransport: 'wapi', tier: 'TIER_1K' },
+        { channelId: 'ch-new', impliedTransport: 'wapi', tier: 'TIER_0' },
+      ]);
+      expect(await s.read('ch-plain', 'chat')).toMatchObject({ transport: 'whatsapp', tier: 'TIER_1K' });
+      expect(await s.read('ch-new', 'chat')).toMatchObject({ transport: 'wapi', tier: 'TIER_0' });
+    });
+
     it('a restart loses nothing: a new store on a new handle knows the window and when listening began', async () => {
       await a().client.channels.list();
       await a().windows.observeInbound(WAPI, '79006660002', Date.now() - HOUR);

@@ -54,6 +54,17 @@ describe.skipIf(skipRedis)('ConversationWindows on redisWindowStore', () => {
         expect(facts.heardSince).toBeGreaterThan(Date.now() - HOUR);
       });
 
+      it('a transport a tier implies never replaces a stated one, and is kept where none is stated', async () => {
+        const s = store();
+        await s.recordChannels([{ channelId: 'ch-plain', transport: 'whatsapp' }]);
+        await s.recordChannels([
+          { channelId: 'ch-plain', impliedTransport: 'wapi', tier: 'TIER_1K' },
+          { channelId: 'ch-new', impliedTransport: 'wapi', tier: 'TIER_0' },
+        ]);
+        expect(await s.read('ch-plain', 'chat')).toMatchObject({ transport: 'whatsapp', tier: 'TIER_1K' });
+        expect(await s.read('ch-new', 'chat')).toMatchObject({ transport: 'wapi', tier: 'TIER_0' });
+      });
+
       it('a chat’s last message only moves forward, and one older than the longest window is forgotten', async () => {
         const s = store();
         const now = Date.now();

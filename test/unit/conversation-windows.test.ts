@@ -274,6 +274,25 @@ describe('ConversationWindows: nothing refused on a guess', () => {
     await expect(client.messages.send(text(WAPI, '79000000002'))).resolves.toBeDefined(); // still open
   });
 
+  it('a tier in a channel webhook never turns a channel the client read as whatsapp into wapi', async () => {
+    // The channel resource lists a tier for every channel; a webhook's tier says wapi only when
+    // nothing stated the transport.
+    const windows = await knownWindows();
+    const deliver = listening(windows);
+    const { client, requests } = clientWith(windows);
+    await deliver(
+      buildWebhook('v3.channelsUpdates', {
+        channelsUpdates: [{ channelId: PLAIN, state: 'active', tier: 'TIER_1K' }],
+      }),
+    );
+    await deliver(
+      buildWebhook('channel.waba_tier_update', { data: [{ channel_id: PLAIN, tier: 'TIER_1K' }] }),
+    );
+    expect((await windows.get(PLAIN, CHAT)).transport).toBe('whatsapp');
+    await expect(client.messages.send(text(PLAIN))).resolves.toBeDefined();
+    expect(requests()).toBe(1);
+  });
+
   it.each([
     ['rejects', () => Promise.reject(new Error('connection reset'))],
     [
