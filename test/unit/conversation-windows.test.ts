@@ -258,6 +258,21 @@ describe('ConversationWindows: nothing refused on a guess', () => {
     await expect(client.messages.send(text(WAPI))).rejects.toMatchObject({ code: 'window' });
   });
 
+  it('after a detach, a chat that wrote while nothing listened is not refused when listening resumes', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-01T12:00:00Z'), toFake: ['Date'] });
+    const windows = new ConversationWindows();
+    await windows.learnChannels([{ channel_id: WAPI, transport: 'wapi' }]);
+    listening(windows);
+    vi.setSystemTime(Date.now() + 24 * HOUR);
+    windows.detach(); // the customer writes now: nothing hears it
+    vi.setSystemTime(Date.now() + HOUR);
+    listening(windows);
+    const { client } = clientWith(windows);
+    await expect(client.messages.send(text(WAPI))).resolves.toBeDefined();
+    vi.setSystemTime(Date.now() + 24 * HOUR);
+    await expect(client.messages.send(text(WAPI))).rejects.toMatchObject({ code: 'window' });
+  });
+
   it('a chat dropped from a full memory store counts as unknown until its window would have closed', async () => {
     vi.useFakeTimers({ now: Date.parse('2026-11-01T12:00:00Z'), toFake: ['Date'] });
     const store = new MemoryWindowStore({ maxChats: 2 });
