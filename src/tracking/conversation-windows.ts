@@ -1,3 +1,4 @@
+import { checkCount } from '../core/checks.js';
 import { ConversationWindowError, GatewayApiError, GatewayError } from '../core/errors.js';
 import type { ChannelFacts, WindowGuard } from '../core/options.js';
 import { BoundedMap } from '../internal/bounded-map.js';
@@ -115,7 +116,11 @@ export class ConversationWindows implements WindowGuard {
 
   constructor(options: ConversationWindowsOptions = {}) {
     this.#store = options.store ?? new MemoryWindowStore();
-    this.#heardSince = options.heardSince;
+    const { heardSince } = options;
+    this.#heardSince =
+      heardSince === undefined
+        ? undefined
+        : checkCount(heardSince, ['heardSince'], 'ConversationWindows options', 0);
     const reporter = new ConsoleReporter(
       (line) => console.warn(line),
       'pass onError to ConversationWindows to see every one',
@@ -173,8 +178,11 @@ export class ConversationWindows implements WindowGuard {
    * Records that the customer of a chat wrote at `at` (ms since the epoch; default now), as an
    * attached handler does for each inbound message: for messages heard elsewhere, or to fill a new
    * store from your own records (then give `heardSince`). A later message than the known one only.
+   * Rejects with a `GatewayValidationError` naming `at` when it is not a whole number of ms >= 0.
    */
   async observeInbound(channelId: string, chatId: string, at: number = Date.now()): Promise<void> {
+    // A time that is not one would stay a chat's last message for ever (no later one compares as later).
+    checkCount(at, ['at'], 'observeInbound', 0);
     await this.#store.recordInbound(channelId, chatId, Math.min(at, Date.now()));
   }
 

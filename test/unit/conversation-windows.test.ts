@@ -273,6 +273,18 @@ describe('ConversationWindows: nothing refused on a guess', () => {
     await expect(client.messages.send(text(WAPI))).rejects.toMatchObject({ code: 'window' });
   });
 
+  it('a time that is not one (NaN, a string) is refused naming the field, and never poisons a chat', async () => {
+    const windows = await knownWindows();
+    await expect(windows.observeInbound(WAPI, CHAT, Number.NaN)).rejects.toMatchObject({
+      name: 'GatewayValidationError',
+      issues: [{ path: ['at'] }],
+    });
+    expect(() => new ConversationWindows({ heardSince: '2026-11-01' as never })).toThrow(/heardSince/);
+    await windows.observeInbound(WAPI, CHAT); // the customer writes: the window opens
+    const { client } = clientWith(windows);
+    await expect(client.messages.send(text(WAPI))).resolves.toBeDefined();
+  });
+
   it('a chat dropped from a full memory store counts as unknown until its window would have closed', async () => {
     vi.useFakeTimers({ now: Date.parse('2026-11-01T12:00:00Z'), toFake: ['Date'] });
     const store = new MemoryWindowStore({ maxChats: 2 });
