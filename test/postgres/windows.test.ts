@@ -10,6 +10,7 @@ import { ConversationWindows } from '../../src/tracking/conversation-windows.js'
 import { openStore, PGLITE_START_MS, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 import {
   expectFleetShares,
+  expectImpliedTransportKept,
   fakeWithWindows,
   type Instance,
   sendsTo,
@@ -56,14 +57,7 @@ for (const target of postgresTargets({ orms: true })) {
     });
 
     it('a transport a tier implies never replaces a stated one, and is kept where none is stated', async () => {
-      const s = opened.store.windows;
-      await s.recordChannels([{ channelId: 'ch-plain', transport: 'whatsapp' }]);
-      await s.recordChannels([
-        { channelId: 'ch-plain', impliedTransport: 'wapi', tier: 'TIER_1K' },
-        { channelId: 'ch-new', impliedTransport: 'wapi', tier: 'TIER_0' },
-      ]);
-      expect(await s.read('ch-plain', 'chat')).toMatchObject({ transport: 'whatsapp', tier: 'TIER_1K' });
-      expect(await s.read('ch-new', 'chat')).toMatchObject({ transport: 'wapi', tier: 'TIER_0' });
+      await expectImpliedTransportKept(opened.store.windows);
     });
 
     it('a restart loses nothing: a new store on a new handle knows the window and when listening began', async () => {

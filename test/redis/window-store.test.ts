@@ -9,6 +9,7 @@ import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { TARGETS, useRedisTarget } from '../support/redis-target.js';
 import {
   expectFleetShares,
+  expectImpliedTransportKept,
   fakeWithWindows,
   type Instance,
   startInstance,
@@ -55,14 +56,7 @@ describe.skipIf(skipRedis)('ConversationWindows on redisWindowStore', () => {
       });
 
       it('a transport a tier implies never replaces a stated one, and is kept where none is stated', async () => {
-        const s = store();
-        await s.recordChannels([{ channelId: 'ch-plain', transport: 'whatsapp' }]);
-        await s.recordChannels([
-          { channelId: 'ch-plain', impliedTransport: 'wapi', tier: 'TIER_1K' },
-          { channelId: 'ch-new', impliedTransport: 'wapi', tier: 'TIER_0' },
-        ]);
-        expect(await s.read('ch-plain', 'chat')).toMatchObject({ transport: 'whatsapp', tier: 'TIER_1K' });
-        expect(await s.read('ch-new', 'chat')).toMatchObject({ transport: 'wapi', tier: 'TIER_0' });
+        await expectImpliedTransportKept(store());
       });
 
       it('a chat’s last message only moves forward, and one older than the longest window is forgotten', async () => {
