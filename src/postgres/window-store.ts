@@ -24,15 +24,17 @@ const inboundSql = (t: Tables) => `
   WHERE w.last_inbound_at IS NULL OR w.last_inbound_at < EXCLUDED.last_inbound_at`;
 
 // In channel order, so that two instances keeping the same channels never wait on each other in a
-// circle; a channel changes only when a record says something new of it.
-const channelsSql = (t: Tables) => `
+// circle; a channel changes only when a record says something new of it. A stated transport
+// replaces the stored one; an implied one (`implied`) is kept only where none is stored.
+const channelsSql = (t: Tables, implied: boolean) => `
   INSERT INTO ${t.windowChannels} AS c (channel_id, transport, tier)
   SELECT x.channel_id, x.transport, x.tier
   FROM jsonb_to_recordset($1::text::jsonb) AS x(channel_id text, transport text, tier text)
   ORDER BY x.channel_id
-  ON CONFLICT (channel_id) DO UPDATE SET transport = coalesce(EXCLUDED.transport, c.transport),
+  ON CONFLICT (channel_id) DO UPDATE SET
+    transport = ${implied ? 'coalesce(c.transport, EXCLUDED.transport)' : 'coalesce(EXCLUDED.transport, c.transport)'},
     tier = coalesce(EXCLUDED.tier, c.tier), updated_at = now()
-  WHERE EXCLUDED.transport IS DISTINCT FROM c.transport AND EXCLUDED.transport IS NOT NULL
+  WHERE ${implied ? 'c.transport IS NULL' : 'EXCLUDED.transport IS DISTINCT FROM c.transport AND EXCLUDED.transport IS NOT NULL'}
     OR EXCLUDED.tier IS DISTINCT FROM c.tier AND EXCLUDED.tier IS NOT NULL`;
 
 const listeningSql = (t: Tables) =>
@@ -66,6 +68,14 @@ const conversationsSql = (t: Tables) => `
   SELECT (SELECT count(*)::int FROM ${t.windowChats} WHERE channel_id = $1 AND conversation_at > ${time(2)}) AS n,
     (SELECT tier FROM ${t.windowChannels} WHERE channel_id = $1) AS tier`;
 
+/** A channel record as the statement reads it; `implied`: a transport kept only where none is stored. */
+interface ChannelRow {
+  channel_id: string;
+  transport?: string;
+  implied?: string;
+  tier?: string;
+}
+
 const numberOf = (value: unknown): number | undefined =>
   value === null || value === undefined ? undefined : Number(value);
 const textOf = (value: unknown): string | undefined =>
@@ -91,12 +101,23 @@ export class PostgresWindowStore implements WindowStore {
 
   async recordChannels(channels: readonly ChannelRecord[]): Promise<void> {
     // One row per channel: a statement may not change the same row twice.
-    const merged = new Map<string, { channel_id: string; transport?: string; tier?: string }>();
-    for (const { channelId, transport, tier } of channels) {
+    const merged = new Map<string, ChannelRow>();
+    for (const { channelId, transport, impliedTransport, tier } of channels) {
       const row = merged.get(channelId) ?? { channel_id: channelId };
-      merged.set(channelId, { ...row, ...(transport && { transport }), ...(tier && { tier }) });
+      merged.set(channelId, {
+        ...row,
+        ...(transport && { transport }),
+        ...(impliedTransport && { implied: impliedTransport }),
+        ...(tier && { tier }),
+      });
     }
-    if (merged.size > 0) await this.#db.query(channelsSql(this.#t), [json([...merged.values()])]);
+    const rows = [...merged.values()];
+    const stated = rows.filter((r) => r.transport !== undefined || r.implied === undefined);
+    const implied = rows
+      .filter((r) => r.transport === undefined && r.implied !== undefined)
+      .map(({ channel_id, implied: transport, tier }) => ({ channel_id, transport, tier }));
+    if (stated.length > 0) await this.#db.query(channelsSql(this.#t, false), [json(stated)]);
+    if (implied.length > 0) await this.#db.query(channelsSql(this.#t, true), [json(implied)]);
   }
 
   async startListening(now: number): Promise<void> {

@@ -59,10 +59,14 @@ export class RedisWindowStore implements WindowStore {
 
   async recordChannels(channels: readonly ChannelRecord[]): Promise<void> {
     await Promise.all(
-      channels.map(({ channelId, transport, tier }) => {
+      channels.map(async ({ channelId, transport, impliedTransport, tier }) => {
+        const key = this.keysOf(channelId)[0];
         const fields = [...(transport ? ['transport', transport] : []), ...(tier ? ['tier', tier] : [])];
-        if (fields.length === 0) return undefined;
-        return this.#redis.command('windows channel', ['HSET', this.keysOf(channelId)[0], ...fields]);
+        if (fields.length > 0) await this.#redis.command('windows channel', ['HSET', key, ...fields]);
+        // Only where no transport is stored: a stated one is never replaced by what a tier implies.
+        if (!transport && impliedTransport) {
+          await this.#redis.command('windows channel', ['HSETNX', key, 'transport', impliedTransport]);
+        }
       }),
     );
   }

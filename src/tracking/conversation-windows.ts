@@ -1,3 +1,4 @@
+import { checkCount } from '../core/checks.js';
 import { ConversationWindowError, GatewayApiError, GatewayError } from '../core/errors.js';
 import type { ChannelFacts, WindowGuard } from '../core/options.js';
 import { BoundedMap } from '../internal/bounded-map.js';
@@ -109,10 +110,17 @@ export class ConversationWindows implements WindowGuard {
   /** Transports known in this process: a channel's never changes, so a send to a channel without windows asks no store. */
   readonly #transports = new BoundedMap<string, string>(10_000);
   #detach: (() => void) | undefined;
+  /** When this process listened again after a detach: what came in between was never heard. */
+  #resumedAt: number | undefined;
+  #detachedOnce = false;
 
   constructor(options: ConversationWindowsOptions = {}) {
     this.#store = options.store ?? new MemoryWindowStore();
-    this.#heardSince = options.heardSince;
+    const { heardSince } = options;
+    this.#heardSince =
+      heardSince === undefined
+        ? undefined
+        : checkCount(heardSince, ['heardSince'], 'ConversationWindows options', 0);
     const reporter = new ConsoleReporter(
       (line) => console.warn(line),
       'pass onError to ConversationWindows to see every one',
@@ -129,6 +137,7 @@ export class ConversationWindows implements WindowGuard {
    * `dispatch: 'await'` or the PostgreSQL inbox). Returns the windows, for chaining.
    */
   attach(handler: WebhookHandler): this {
+    if (this.#detach === undefined && this.#detachedOnce) this.#resumedAt = Date.now();
     this.detach();
     const now = () => Date.now();
     const inboundV2 = (event: V2WebhookOf<'message.add'>) => this.#inbound(inboundOfV2(event.data, now()));
@@ -154,8 +163,13 @@ export class ConversationWindows implements WindowGuard {
     return this;
   }
 
-  /** Stops listening to the attached handler. */
+  /**
+   * Stops listening to the attached handler. Attached again later, the windows refuse no chat on
+   * what they did not hear meanwhile: until a whole window has passed since, a chat of which
+   * nothing is known is not refused.
+   */
   detach(): void {
+    if (this.#detach) this.#detachedOnce = true;
     this.#detach?.();
     this.#detach = undefined;
   }
@@ -164,8 +178,11 @@ export class ConversationWindows implements WindowGuard {
    * Records that the customer of a chat wrote at `at` (ms since the epoch; default now), as an
    * attached handler does for each inbound message: for messages heard elsewhere, or to fill a new
    * store from your own records (then give `heardSince`). A later message than the known one only.
+   * Rejects with a `GatewayValidationError` naming `at` when it is not a whole number of ms >= 0.
    */
   async observeInbound(channelId: string, chatId: string, at: number = Date.now()): Promise<void> {
+    // A time that is not one would stay a chat's last message for ever (no later one compares as later).
+    checkCount(at, ['at'], 'observeInbound', 0);
     await this.#store.recordInbound(channelId, chatId, Math.min(at, Date.now()));
   }
 
@@ -267,11 +284,14 @@ export class ConversationWindows implements WindowGuard {
     });
   }
 
-  /** Since when the windows know every message: what was heard, less what the store dropped. */
+  /**
+   * Since when the windows know every message: what was heard, less what the store dropped and
+   * what came while this process was detached.
+   */
   #since(facts: ChatFacts): number | undefined {
     const since = this.#heardSince ?? facts.heardSince;
-    const forgotten = facts.forgottenUntil;
-    return since === undefined || forgotten === undefined ? since : Math.max(since, forgotten);
+    if (since === undefined) return undefined;
+    return Math.max(since, facts.forgottenUntil ?? since, this.#resumedAt ?? since);
   }
 
   /** Records inbound messages; a promise (for the listener to return) when the store is shared. */

@@ -56,9 +56,9 @@ export class MemoryWindowStore implements WindowStore {
   }
 
   recordChannels(channels: readonly ChannelRecord[]): void {
-    for (const { channelId, transport, tier } of channels) {
+    for (const { channelId, transport, impliedTransport, tier } of channels) {
       const state = this.#channel(channelId);
-      state.transport = transport ?? state.transport;
+      state.transport = transport ?? state.transport ?? impliedTransport;
       state.tier = tier ?? state.tier;
     }
   }

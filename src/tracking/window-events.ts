@@ -70,13 +70,16 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
 
 /**
  * A channel's transport and tier from a channel webhook: a tier is given for wapi channels only
- * (spec: channel.waba_tier_update, channelsUpdates), so a tier says wapi; a `transport` an item
- * carries beside the spec's fields is read too. Undefined when the item says neither.
+ * (spec: channel.waba_tier_update, channelsUpdates), so a tier implies wapi, but only for a
+ * channel whose transport nothing stated (the channel resource lists a tier for every channel);
+ * a `transport` an item carries beside the spec's fields is read too. Undefined when the item
+ * says neither.
  */
 function channelRecord(channelId: string, item: Record<string, unknown>): ChannelRecord | undefined {
   const tier = text(item.tier);
-  const transport = text(item.transport) ?? (tier === undefined ? undefined : 'wapi');
-  return transport === undefined ? undefined : { channelId, transport, tier };
+  const transport = text(item.transport);
+  if (transport !== undefined) return { channelId, transport, tier };
+  return tier === undefined ? undefined : { channelId, impliedTransport: 'wapi', tier };
 }
 
 /** The channels a v2 channel.status_update or channel.waba_tier_update delivery describes. */

@@ -7,6 +7,11 @@ export interface ChannelRecord {
   channelId: string;
   /** Left out (or undefined) when the answer did not say: the stored one is kept. */
   transport?: string | undefined;
+  /**
+   * The transport the record implies without stating it (a channel webhook's tier says wapi):
+   * kept only when no transport is stored, so it never replaces one a channel answer stated.
+   */
+  impliedTransport?: string | undefined;
   /** Left out (or undefined) when the answer did not say: the stored one is kept. */
   tier?: string | undefined;
 }

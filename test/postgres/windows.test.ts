@@ -10,6 +10,7 @@ import { ConversationWindows } from '../../src/tracking/conversation-windows.js'
 import { openStore, PGLITE_START_MS, postgresTargets, sqlOn, until } from '../support/postgres-targets.js';
 import {
   expectFleetShares,
+  expectImpliedTransportKept,
   fakeWithWindows,
   type Instance,
   sendsTo,
@@ -53,6 +54,10 @@ for (const target of postgresTargets({ orms: true })) {
 
     it('a fleet of two shares it: B, which hears nothing, refuses, sends a template, then text once A heard the customer', async () => {
       await expectFleetShares(gateway, a(), b(), '79006660001');
+    });
+
+    it('a transport a tier implies never replaces a stated one, and is kept where none is stated', async () => {
+      await expectImpliedTransportKept(opened.store.windows);
     });
 
     it('a restart loses nothing: a new store on a new handle knows the window and when listening began', async () => {

@@ -9,6 +9,7 @@ import { CLIENTS, connectClient, skipRedis } from '../support/redis-clients.js';
 import { TARGETS, useRedisTarget } from '../support/redis-target.js';
 import {
   expectFleetShares,
+  expectImpliedTransportKept,
   fakeWithWindows,
   type Instance,
   startInstance,
@@ -52,6 +53,10 @@ describe.skipIf(skipRedis)('ConversationWindows on redisWindowStore', () => {
         expect(facts).toMatchObject({ transport: 'wapi', tier: 'TIER_0', lastInboundAt: undefined });
         expect(facts.heardSince).toBeLessThanOrEqual(Date.now());
         expect(facts.heardSince).toBeGreaterThan(Date.now() - HOUR);
+      });
+
+      it('a transport a tier implies never replaces a stated one, and is kept where none is stated', async () => {
+        await expectImpliedTransportKept(store());
       });
 
       it('a chat’s last message only moves forward, and one older than the longest window is forgotten', async () => {

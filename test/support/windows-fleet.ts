@@ -115,3 +115,17 @@ export async function expectFleetShares(gateway: FakeGateway, a: Instance, b: In
   const text = await b.client.messages.send(textTo(chat));
   expect(await outcomeOf(a, text.request_id)).toBe('read');
 }
+
+/**
+ * A transport a channel webhook's tier implies is kept where none is stored, and never replaces
+ * one a channel answer stated (the channel resource lists a tier for every channel).
+ */
+export async function expectImpliedTransportKept(store: WindowStore) {
+  await store.recordChannels([{ channelId: 'ch-plain', transport: 'whatsapp' }]);
+  await store.recordChannels([
+    { channelId: 'ch-plain', impliedTransport: 'wapi', tier: 'TIER_1K' },
+    { channelId: 'ch-new', impliedTransport: 'wapi', tier: 'TIER_0' },
+  ]);
+  expect(await store.read('ch-plain', 'chat')).toMatchObject({ transport: 'whatsapp', tier: 'TIER_1K' });
+  expect(await store.read('ch-new', 'chat')).toMatchObject({ transport: 'wapi', tier: 'TIER_0' });
+}

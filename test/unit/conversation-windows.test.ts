@@ -258,6 +258,33 @@ describe('ConversationWindows: nothing refused on a guess', () => {
     await expect(client.messages.send(text(WAPI))).rejects.toMatchObject({ code: 'window' });
   });
 
+  it('after a detach, a chat that wrote while nothing listened is not refused when listening resumes', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-11-01T12:00:00Z'), toFake: ['Date'] });
+    const windows = new ConversationWindows();
+    await windows.learnChannels([{ channel_id: WAPI, transport: 'wapi' }]);
+    listening(windows);
+    vi.setSystemTime(Date.now() + 24 * HOUR);
+    windows.detach(); // the customer writes now: nothing hears it
+    vi.setSystemTime(Date.now() + HOUR);
+    listening(windows);
+    const { client } = clientWith(windows);
+    await expect(client.messages.send(text(WAPI))).resolves.toBeDefined();
+    vi.setSystemTime(Date.now() + 24 * HOUR);
+    await expect(client.messages.send(text(WAPI))).rejects.toMatchObject({ code: 'window' });
+  });
+
+  it('a time that is not one (NaN, a string) is refused naming the field, and never poisons a chat', async () => {
+    const windows = await knownWindows();
+    await expect(windows.observeInbound(WAPI, CHAT, Number.NaN)).rejects.toMatchObject({
+      name: 'GatewayValidationError',
+      issues: [{ path: ['at'] }],
+    });
+    expect(() => new ConversationWindows({ heardSince: '2026-11-01' as never })).toThrow(/heardSince/);
+    await windows.observeInbound(WAPI, CHAT); // the customer writes: the window opens
+    const { client } = clientWith(windows);
+    await expect(client.messages.send(text(WAPI))).resolves.toBeDefined();
+  });
+
   it('a chat dropped from a full memory store counts as unknown until its window would have closed', async () => {
     vi.useFakeTimers({ now: Date.parse('2026-11-01T12:00:00Z'), toFake: ['Date'] });
     const store = new MemoryWindowStore({ maxChats: 2 });
@@ -272,6 +299,25 @@ describe('ConversationWindows: nothing refused on a guess', () => {
     vi.setSystemTime(Date.now() + 23 * HOUR + 1);
     await expect(client.messages.send(text(WAPI, '79000000001'))).rejects.toMatchObject({ code: 'window' });
     await expect(client.messages.send(text(WAPI, '79000000002'))).resolves.toBeDefined(); // still open
+  });
+
+  it('a tier in a channel webhook never turns a channel the client read as whatsapp into wapi', async () => {
+    // The channel resource lists a tier for every channel; a webhook's tier says wapi only when
+    // nothing stated the transport.
+    const windows = await knownWindows();
+    const deliver = listening(windows);
+    const { client, requests } = clientWith(windows);
+    await deliver(
+      buildWebhook('v3.channelsUpdates', {
+        channelsUpdates: [{ channelId: PLAIN, state: 'active', tier: 'TIER_1K' }],
+      }),
+    );
+    await deliver(
+      buildWebhook('channel.waba_tier_update', { data: [{ channel_id: PLAIN, tier: 'TIER_1K' }] }),
+    );
+    expect((await windows.get(PLAIN, CHAT)).transport).toBe('whatsapp');
+    await expect(client.messages.send(text(PLAIN))).resolves.toBeDefined();
+    expect(requests()).toBe(1);
   });
 
   it.each([
