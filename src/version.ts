@@ -1,2 +1,2 @@
 /** The version of this package, as published (a unit test keeps it equal to package.json's). */
-export const VERSION = '0.3.0';
+export const VERSION = '0.4.0';
