@@ -165,8 +165,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
       const listening = this.#listen();
       this.#listening = listening;
       try {
-        const stop = await listening;
-        if (this.#feeds.size === 0) await stop(); // closed meanwhile
+        await listening; // closed meanwhile: close() took this listening and stops it, once
       } catch {
         if (this.#listening === listening) this.#listening = undefined;
         await sleep(1_000);
