@@ -3,7 +3,8 @@
 // the Tab key: commands, subcommands, options, option values and trigger's kinds. The script is
 // also checked against the bin: every option a command parses is offered, and its help names it.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,8 +31,9 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await term.close();
-  // the shells end on the hang-up, fish still writing its config into HOME as it goes
-  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+  // The shells end on the hang-up, fish still writing its config into HOME as it goes (for
+  // seconds on a busy machine): removal is tried again, each wait longer, while files appear.
+  await rm(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
 });
 
 describe('the script offers what the bin takes', { timeout: BIN_RUNS_TIMEOUT_MS }, () => {
