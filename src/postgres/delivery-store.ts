@@ -91,7 +91,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   /** The entry for a request id, or for a message id once a status carried both. */
   async get(id: string): Promise<StatusEntry | undefined> {
-    const [row] = await this.#db.query(
+    const [row] = await this.#db.read(
       `SELECT request_id AS r, message_id AS m, best AS b, failed AS f FROM ${this.#t.statuses}
        WHERE request_id = $1 OR message_id = $1 ORDER BY request_id = $1 DESC LIMIT 1`,
       [id],

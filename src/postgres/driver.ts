@@ -56,6 +56,7 @@ function listenOf(client: unknown): SqlDriver['listen'] {
 interface Ambient {
   tx: SqlSession;
   handle: unknown;
+  fence: Fence;
 }
 
 /**
@@ -78,6 +79,18 @@ export class Database implements SqlSession {
     return session.query(text, params).catch((error: unknown) => Promise.reject(dbError(error)));
   }
 
+  /**
+   * Runs one statement that writes nothing: in the transaction under way while it is open (a
+   * one-connection database never waits on itself), else on the database. Unlike a write, a read
+   * may come after its transaction ended: a wait a listener started and left running reads the
+   * statuses the store records later, from whichever transaction started it.
+   */
+  read(text: string, params?: readonly unknown[]): Promise<Row[]> {
+    const ambient = this.#ambient.getStore();
+    const session = ambient?.fence.open ? ambient.tx : this.#driver;
+    return session.query(text, params).catch((error: unknown) => Promise.reject(dbError(error)));
+  }
+
   /** Runs `fn` in a transaction (the one under way, when there is one). */
   async transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T> {
     const ambient = this.#ambient.getStore();
@@ -89,7 +102,7 @@ export class Database implements SqlSession {
     const fence = new Fence();
     try {
       return await this.#driver.transaction(async (tx, handle) => {
-        const ambient = { tx: fence.session(tx), handle: fence.handle(handle) };
+        const ambient = { tx: fence.session(tx), handle: fence.handle(handle), fence };
         try {
           return await this.#ambient.run(ambient, () => fn(ambient.tx, ambient.handle));
         } finally {

@@ -29,6 +29,11 @@ export class Fence {
   /** The fenced form of each method, per object it was read from. */
   readonly #methods = new WeakMap<object, Map<PropertyKey, { of: unknown; fenced: unknown }>>();
 
+  /** Whether the transaction is still the store's to use (not yet closed). */
+  get open(): boolean {
+    return this.#open;
+  }
+
   /** From now on, every call through {@link session} or {@link handle} fails. */
   close(): void {
     this.#open = false;

@@ -125,7 +125,7 @@ export class PostgresWindowStore implements WindowStore {
   }
 
   async read(channelId: string, chatId: string): Promise<ChatFacts> {
-    const [row = {} as Row] = await this.#db.query(readSql(this.#t), [channelId, chatId]);
+    const [row = {} as Row] = await this.#db.read(readSql(this.#t), [channelId, chatId]);
     return {
       transport: textOf(row.transport),
       tier: textOf(row.tier),
@@ -156,7 +156,7 @@ export class PostgresWindowStore implements WindowStore {
     channelId: string,
     since: number,
   ): Promise<{ count: number; tier: string | undefined }> {
-    const [row = {} as Row] = await this.#db.query(conversationsSql(this.#t), [channelId, since]);
+    const [row = {} as Row] = await this.#db.read(conversationsSql(this.#t), [channelId, since]);
     return { count: Number(row.n ?? 0), tier: textOf(row.tier) };
   }
 }
