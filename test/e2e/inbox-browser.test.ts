@@ -31,7 +31,7 @@ const received: { kind: string; text?: string; status?: string; reason?: string 
 
 /** Waits until `received` holds an item matching `match`. */
 async function delivered(match: (item: (typeof received)[number]) => boolean) {
-  await expect.poll(() => received.some(match), { timeout: 5000 }).toBe(true);
+  await expect.poll(() => received.some(match), { timeout: 30_000 }).toBe(true);
 }
 
 const shot = (name: string) =>
@@ -268,7 +268,7 @@ describe.skipIf(skip)('the inbox page, in a headless browser', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector(`${card}[data-status="active"]`);
     await expect
-      .poll(() => page.$eval(card, (e) => e.contains(document.activeElement)), { timeout: 2000 })
+      .poll(() => page.$eval(card, (e) => e.contains(document.activeElement)), { timeout: 30_000 })
       .toBe(true);
   });
 

@@ -64,7 +64,7 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
 
         await server.start();
         await expect
-          .poll(() => dedupe.claim('after', 10_000).catch(() => 'down'), { timeout: 5000 })
+          .poll(() => dedupe.claim('after', 10_000).catch(() => 'down'), { timeout: 30_000 })
           .toMatchObject({
             state: 'claimed',
           });
@@ -76,7 +76,7 @@ describe.skipIf(skipRedis)('Redis stopped mid-run: every call fails fast, retrya
                 (r) => r.state,
                 () => 'down',
               ),
-            { timeout: 3000 },
+            { timeout: 30_000 },
           )
           .toBe('claimed');
         (await limiter.acquire())();

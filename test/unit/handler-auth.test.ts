@@ -213,11 +213,16 @@ describe('The secret is read from the query as URLSearchParams reads it', () => 
       `/h?${'%zz=1&'.repeat(42_000)}`,
     ]) {
       queryValue(url, 'secret'); // warm
-      const start = process.cpuUsage();
-      expect(queryValue(url, 'secret')).toBeNull();
-      expect(maskSecret(url)).toBe(url);
-      const used = process.cpuUsage(start);
-      expect((used.user + used.system) / 1000, url.slice(0, 12)).toBeLessThan(50);
+      // The cheapest of three runs: a busy machine can slow one run, not all of them.
+      let cheapest = Number.POSITIVE_INFINITY;
+      for (let run = 0; run < 3; run++) {
+        const start = process.cpuUsage();
+        expect(queryValue(url, 'secret')).toBeNull();
+        expect(maskSecret(url)).toBe(url);
+        const used = process.cpuUsage(start);
+        cheapest = Math.min(cheapest, (used.user + used.system) / 1000);
+      }
+      expect(cheapest, url.slice(0, 12)).toBeLessThan(50);
     }
   });
 

@@ -55,7 +55,7 @@ describe('Authorization parsing is linear in the header’s length', () => {
     expect(bearer(undefined)).toBeUndefined();
   });
 
-  it('a 16 KB `Bearer x<spaces>y` header is refused in under 5 ms of CPU (it took ~90 ms)', async () => {
+  it('a 16 KB `Bearer x<spaces>y` header is refused in under 20 ms of CPU, far from a backtracking match (~90 ms)', async () => {
     const { hooks } = collecting({ secret: undefined, v3AuthToken: 'crm-key' });
     const authorization = `Bearer x${' '.repeat(16_000)}y`;
     const refuse = async () => {
@@ -63,7 +63,7 @@ describe('Authorization parsing is linear in the header’s length', () => {
       expect(answer.status).toBe(401);
     };
     await refuse(); // warm
-    expect(await cpuMs(refuse)).toBeLessThan(5);
+    expect(await cpuMs(refuse)).toBeLessThan(20);
   });
 });
 
