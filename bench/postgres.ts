@@ -20,11 +20,11 @@ const until = async (check: () => Promise<boolean>) => {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
 };
 
-async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
-  const store = postgresStore(pool, { schema: 'bench_inbox' });
+/** Stores `n` deliveries in the inbox of `schema`, then times 4 workers running them all. */
+async function drainInbox(pool: pg.Pool, schema: string, n: number): Promise<number> {
+  const store = postgresStore(pool, { schema });
   await store.migrate();
-  await pool.query('CREATE TABLE IF NOT EXISTS bench_inbox.messages (id serial PRIMARY KEY, text text)');
-  const n = 4_000;
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
   for (let i = 0; i < n; i++) {
     const body = buildWebhook('message.add', {
       meta: { idempotency_key: `k${i}` },
@@ -34,23 +34,30 @@ async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
   }
   const hooks = new WebhookHandler({ secret: 's' });
   hooks.on('message.add', async ({ data }, { tx }) => {
-    await (tx as pg.PoolClient).query('INSERT INTO bench_inbox.messages (text) VALUES ($1)', [data[0]?.text]);
+    await (tx as pg.PoolClient).query(`INSERT INTO ${schema}.messages (text) VALUES ($1)`, [data[0]?.text]);
   });
   const start = performance.now();
   const worker = store.inbox.work(hooks, { concurrency: 4, pollIntervalMs: 10 });
   await until(
     async () =>
-      (await pool.query(`SELECT count(*)::int AS n FROM bench_inbox.inbox WHERE state = 'pending'`)).rows[0]
+      (await pool.query(`SELECT count(*)::int AS n FROM ${schema}.inbox WHERE state = 'pending'`)).rows[0]
         .n === 0,
   );
   const perSecond = n / ((performance.now() - start) / 1000);
   await worker.stop();
+  return perSecond;
+}
+
+async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
+  // A first run of 500 warms the process up (the ORMs' runs below come after this one).
+  await drainInbox(pool, 'bench_inbox_warm', 500);
+  const perSecond = await drainInbox(pool, 'bench_inbox', 4_000);
   // Owned claims (each claim records its owner and lease; the batch checks both) must keep it here.
   const ok = perSecond >= 3000;
   return {
     line: verdict(
       'inbox end to end, owned claims, 4 workers',
-      `${Math.round(perSecond)} deliveries/s (last release 4,381/s)`,
+      `${Math.round(perSecond)} deliveries/s (0.3.0: 4,381/s)`,
       ok,
       '>= 3,000/s',
     ),

@@ -1,5 +1,5 @@
 import type { Webhook } from '../webhooks/decode/parse.js';
-import type { Row, SqlSession } from './driver.js';
+import type { Database, Row, SqlSession } from './driver.js';
 import type { Tables } from './schema.js';
 
 /** A delivery claimed for an attempt; `attempts` counts this one. */
@@ -39,9 +39,7 @@ export interface Claim {
 // taken again when the lease ends. One out of attempts (its worker died in each) becomes dead
 // here, without running again. `before` is the row's last_error until now, `UNDER_WAY` when its
 // last attempt never ended.
-// Due and unheld is one condition, greatest() skipping a NULL lease: as two, a table without
-// statistics yet (a new inbox, a burst) was estimated to hold a third as many matches, and
-// PostgreSQL sorted every pending row for each claim instead of reading inbox_pending in order.
+// Due and unheld is one condition, greatest() skipping a NULL lease.
 const claimSql = (t: Tables) =>
   `WITH picked AS (
      SELECT id, last_error AS before FROM ${t.inbox} i
@@ -67,20 +65,30 @@ const asTaken = (row: Row): Taken => ({
   before: (row.before as string | null) ?? null,
 });
 
-/** Claims up to `batchSize` due deliveries for `leaseMs`, in the order they were received. */
+/**
+ * Makes the claim read inbox_pending in order, whatever PostgreSQL believes of the table. On a new
+ * inbox, whose table has no statistics yet, the planner believes a few dozen rows are pending and
+ * sorts every pending row for each claim instead of reading the index's first ones: each claim of
+ * a backlog would cost as much as the whole backlog. Only this transaction's statements are
+ * planned under the setting (set_config's `is_local`).
+ */
+const IN_ORDER_SQL = `SELECT set_config('enable_sort', 'off', true)`;
+
+/**
+ * Claims up to `batchSize` due deliveries for `leaseMs`, in the order they were received, in a
+ * transaction of its own that commits before any listener runs.
+ */
 export async function claimBatch(
-  db: SqlSession,
+  db: Database,
   t: Tables,
   limits: { batchSize: number; maxAttempts: number; leaseMs: number },
 ): Promise<Claim> {
   const token = crypto.randomUUID();
-  const rows = await db.query(claimSql(t), [
-    limits.batchSize,
-    limits.maxAttempts,
-    UNDER_WAY,
-    token,
-    limits.leaseMs,
-  ]);
+  const params = [limits.batchSize, limits.maxAttempts, UNDER_WAY, token, limits.leaseMs];
+  const rows = await db.transaction(async (tx) => {
+    await tx.query(IN_ORDER_SQL);
+    return tx.query(claimSql(t), params);
+  });
   const claim: Claim = { token, taken: [], dead: [] };
   for (const row of rows) {
     (row.state === 'dead' ? claim.dead : claim.taken).push(asTaken(row));
