@@ -6,10 +6,11 @@
 import pg from 'pg';
 import { generatePrismaClient } from '../scripts/prisma-generate.js';
 import { GatewayClient } from '../src/client.js';
-import { postgresStore } from '../src/postgres/store.js';
+import { type PostgresStore, postgresStore } from '../src/postgres/store.js';
 import { redisRateLimiter } from '../src/redis.js';
 import { buildWebhook } from '../src/testing/build-webhook.js';
 import { createFakeGateway } from '../src/testing/fake-gateway.js';
+import { parseWebhook } from '../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../src/webhooks/receive/handler.js';
 import { postgresBinDir, startPostgresServer } from '../test/support/postgres-server.js';
 import { connectClient } from '../test/support/redis-clients.js';
@@ -20,18 +21,29 @@ const until = async (check: () => Promise<boolean>) => {
   while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
 };
 
-/** Stores `n` deliveries in the inbox of `schema`, then times 4 workers running them all. */
-async function drainInbox(pool: pg.Pool, schema: string, n: number): Promise<number> {
-  const store = postgresStore(pool, { schema });
-  await store.migrate();
-  await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
+/** Stores `n` message.add deliveries in `store`'s inbox, decoded as the handler stores them. */
+async function storeDeliveries(store: PostgresStore, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const body = buildWebhook('message.add', {
       meta: { idempotency_key: `k${i}` },
       data: [{ chat_id: `c${i}`, text: 'hi' }],
     } as never);
-    await store.inbox.enqueue(body as never, { key: `k${i}` });
+    await store.inbox.enqueue(parseWebhook(body as never), { key: `k${i}` });
   }
+}
+
+/** Throws unless the listener wrote a row for each of the `n` deliveries: the figure includes it. */
+async function expectWritten(pool: pg.Pool, schema: string, n: number): Promise<void> {
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${schema}.messages`);
+  if (rows[0].n !== n) throw new Error(`${schema}: the listener wrote ${rows[0].n} rows for ${n} deliveries`);
+}
+
+/** Stores `n` deliveries in the inbox of `schema`, then times 4 workers running them all. */
+async function drainInbox(pool: pg.Pool, schema: string, n: number): Promise<number> {
+  const store = postgresStore(pool, { schema });
+  await store.migrate();
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
+  await storeDeliveries(store, n);
   const hooks = new WebhookHandler({ secret: 's' });
   hooks.on('message.add', async ({ data }, { tx }) => {
     await (tx as pg.PoolClient).query(`INSERT INTO ${schema}.messages (text) VALUES ($1)`, [data[0]?.text]);
@@ -45,6 +57,7 @@ async function drainInbox(pool: pg.Pool, schema: string, n: number): Promise<num
   );
   const perSecond = n / ((performance.now() - start) / 1000);
   await worker.stop();
+  await expectWritten(pool, schema, n);
   return perSecond;
 }
 
@@ -103,10 +116,7 @@ async function inboxThrough(
     await store.migrate();
     await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
     const n = 4_000;
-    for (let i = 0; i < n; i++) {
-      const body = buildWebhook('message.add', { data: [{ chat_id: `c${i}`, text: 'hi' }] } as never);
-      await store.inbox.enqueue(body as never, { key: `k${i}` });
-    }
+    await storeDeliveries(store, n);
     const hooks = new WebhookHandler({ secret: 's' });
     hooks.on('message.add', async ({ data }, { tx }) => void (await insert(tx, data[0]?.text)));
     const start = performance.now();
@@ -115,6 +125,7 @@ async function inboxThrough(
     await until(async () => (await pool.query(pending)).rows[0].n === 0);
     const perSecond = n / ((performance.now() - start) / 1000);
     await worker.stop();
+    await expectWritten(pool, schema, n);
     const beside = /(\d+) deliveries\/s/.exec(pgLine)?.[1] ?? '?';
     const figure = `${Math.round(perSecond)} deliveries/s (pg ${beside}/s)`;
     return { line: verdict(`inbox through ${name}, 4 workers`, figure, true, 'beside pg'), ok: true };

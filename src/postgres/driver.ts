@@ -91,6 +91,15 @@ export class Database implements SqlSession {
     return session.query(text, params).catch((error: unknown) => Promise.reject(dbError(error)));
   }
 
+  /**
+   * Runs `fn` outside the store's transaction under way, and what it starts (a worker's or a
+   * relay's loops, started from a listener) too: their work takes transactions of its own,
+   * never the listener's, which ends long before them.
+   */
+  detached<T>(fn: () => T): T {
+    return this.#ambient.exit(fn);
+  }
+
   /** Runs `fn` in a transaction (the one under way, when there is one). */
   async transaction<T>(fn: (tx: SqlSession, handle: unknown) => Promise<T>): Promise<T> {
     const ambient = this.#ambient.getStore();

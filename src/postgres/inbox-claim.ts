@@ -1,6 +1,7 @@
 import type { Webhook } from '../webhooks/decode/parse.js';
 import type { Database, Row, SqlSession } from './driver.js';
 import type { Tables } from './schema.js';
+import { boundsParams, boundsSql } from './transaction-bounds.js';
 
 /** A delivery claimed for an attempt; `attempts` counts this one. */
 export interface Taken {
@@ -34,12 +35,12 @@ export interface Claim {
 // The oldest due deliveries no other worker holds (no row lock, no live lease), unless an earlier
 // one of its chat is pending (being processed, or waiting for its next attempt): a chat's
 // deliveries run in order. The claim records who holds each (`locked_by`, a token of this claim)
-// and until when (`locked_until`, the lease), and counts the attempt, all in this statement's own
+// and until when (`locked_until`, the lease), and counts the attempt, all in the claim's own
 // commit, before any listener runs: an attempt whose process dies still counts, and its row is
 // taken again when the lease ends. One out of attempts (its worker died in each) becomes dead
 // here, without running again. `before` is the row's last_error until now, `UNDER_WAY` when its
-// last attempt never ended.
-// Due and unheld is one condition, greatest() skipping a NULL lease.
+// last attempt never ended. Due and unheld is one condition (`greatest` skips a NULL lease), so
+// the planner estimates one share of due rows, not the product of two.
 const claimSql = (t: Tables) =>
   `WITH picked AS (
      SELECT id, last_error AS before FROM ${t.inbox} i
@@ -66,13 +67,14 @@ const asTaken = (row: Row): Taken => ({
 });
 
 /**
- * Makes the claim read inbox_pending in order, whatever PostgreSQL believes of the table. On a new
- * inbox, whose table has no statistics yet, the planner believes a few dozen rows are pending and
- * sorts every pending row for each claim instead of reading the index's first ones: each claim of
- * a backlog would cost as much as the whole backlog. Only this transaction's statements are
- * planned under the setting (set_config's `is_local`).
+ * The claim's transaction settings: no sort, and the bounds of a transaction that holds claimed
+ * rows locked until its commit (a process frozen before it would otherwise keep them from every
+ * worker). Without a sort the planner reads inbox_pending, which is in the claim's order: on a
+ * new inbox, whose table has no statistics yet, it believes a few dozen rows are pending and
+ * would rather sort every pending row for each claim, so that each claim of a backlog costs as
+ * much as the whole backlog. `is_local`: the settings end with the claim's transaction.
  */
-const IN_ORDER_SQL = `SELECT set_config('enable_sort', 'off', true)`;
+const CLAIM_SETTINGS_SQL = `SELECT set_config('enable_sort', 'off', true) AS enable_sort, ${boundsSql(1)}`;
 
 /**
  * Claims up to `batchSize` due deliveries for `leaseMs`, in the order they were received, in a
@@ -86,7 +88,7 @@ export async function claimBatch(
   const token = crypto.randomUUID();
   const params = [limits.batchSize, limits.maxAttempts, UNDER_WAY, token, limits.leaseMs];
   const rows = await db.transaction(async (tx) => {
-    await tx.query(IN_ORDER_SQL);
+    await tx.query(CLAIM_SETTINGS_SQL, boundsParams(limits.leaseMs));
     return tx.query(claimSql(t), params);
   });
   const claim: Claim = { token, taken: [], dead: [] };

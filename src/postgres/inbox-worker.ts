@@ -69,5 +69,5 @@ export function startInboxWorker(
     timeoutMs: option('timeoutMs', 60_000, MAX_TIMER_MS),
     onError,
   };
-  return new PollLoops(concurrency, pollIntervalMs, () => processBatch(parts), onError);
+  return db.detached(() => new PollLoops(concurrency, pollIntervalMs, () => processBatch(parts), onError));
 }

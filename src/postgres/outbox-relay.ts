@@ -94,7 +94,7 @@ export function startRelay(
     await sweep(db, t, onError); // when idle: rows whose relay died mid-send
     return false;
   };
-  return new PollLoops(concurrency, pollIntervalMs, step, onError);
+  return db.detached(() => new PollLoops(concurrency, pollIntervalMs, step, onError));
 }
 
 /**
