@@ -66,8 +66,9 @@ async function drainInbox(pool: pg.Pool, schema: string, n: number, insert: bool
 }
 
 // The target and 0.3.0's figure are of deliveries whose listener writes nothing (0.3.0's bench
-// stored raw bodies, which no listener heard): the claims, batches and savepoints alone. The run
-// with an insert per delivery is printed beside it, and is what the ORMs' runs are compared with.
+// stored the same raw bodies, which no listener hears today): the claims, batches and savepoints
+// alone. The run with an insert per delivery is printed beside it, and is what the ORMs' runs are
+// compared with.
 async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
   // A first run of 500 warms the process up (the ORMs' runs below come after this one).
   await drainInbox(pool, 'bench_inbox_warm', 500, true);
