@@ -7,10 +7,10 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresStore } from '../../src/postgres/store.js';
-import { buildWebhook } from '../../src/testing/build-webhook.js';
 import { parseWebhook } from '../../src/webhooks/decode/parse.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
 import { freshSchema, postgresTargets, until } from '../support/postgres-targets.js';
+import { messageAdd } from './inbox-suite.js';
 
 /** A pool whose connections report the plan of every statement they run. */
 function explainingPool(url: string) {
@@ -25,14 +25,6 @@ function explainingPool(url: string) {
   pool.on('connect', (client) => client.on('notice', (notice) => plans.push(String(notice.message))));
   return { pool, plans };
 }
-
-const delivery = (i: number) =>
-  parseWebhook(
-    buildWebhook('message.add', {
-      meta: { idempotency_key: `k${i}` },
-      data: [{ chat_id: `c${i}`, text: 'hi' }],
-    } as never),
-  );
 
 const server = postgresTargets({ pglite: false }).find((target) => target.name === 'pg');
 
@@ -49,7 +41,8 @@ describe.runIf(server)('the inbox claim plan', () => {
     const store = postgresStore(pool, { schema });
     await store.migrate();
     await pool.query(`ALTER TABLE ${schema}.inbox SET (autovacuum_enabled = off)`);
-    for (let i = 0; i < backlog; i++) await store.inbox.enqueue(delivery(i), { key: `b${i}` });
+    for (let i = 0; i < backlog; i++)
+      await store.inbox.enqueue(parseWebhook(messageAdd(`k${i}`, `c${i}`, 'hi')), { key: `b${i}` });
     const hooks = new WebhookHandler({ secret: 's' });
     const worker = store.inbox.work(hooks, { concurrency: 2, pollIntervalMs: 5 });
     closing.unshift(() => worker.stop());
