@@ -38,27 +38,31 @@ async function expectWritten(pool: pg.Pool, schema: string, n: number): Promise<
   if (rows[0].n !== n) throw new Error(`${schema}: the listener wrote ${rows[0].n} rows for ${n} deliveries`);
 }
 
+/** A listener's insert of `text` into the `messages` table, through its delivery's `tx`. */
+type Insert = (tx: unknown, text: unknown) => Promise<unknown>;
+
 /**
- * Stores `n` deliveries in the inbox of `schema`, then times 4 workers running them all; with
- * `insert`, each delivery's listener inserts a row through the batch's transaction.
+ * Stores `n` deliveries in the inbox of `schema` on `db` (pg, or an ORM's database), then times 4
+ * workers running them all; with `insert`, each delivery's listener inserts a row through the
+ * batch's transaction. `pool` reads the tables.
  */
-async function drainInbox(pool: pg.Pool, schema: string, n: number, insert: boolean): Promise<number> {
-  const store = postgresStore(pool, { schema });
+async function drainInbox(
+  pool: pg.Pool,
+  db: object,
+  schema: string,
+  n: number,
+  insert?: Insert,
+): Promise<number> {
+  const store = postgresStore(db, { schema });
   await store.migrate();
   await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
   await storeDeliveries(store, n);
   const hooks = new WebhookHandler({ secret: 's' });
-  hooks.on('message.add', async ({ data }, { tx }) => {
-    if (!insert) return;
-    await (tx as pg.PoolClient).query(`INSERT INTO ${schema}.messages (text) VALUES ($1)`, [data[0]?.text]);
-  });
+  hooks.on('message.add', async ({ data }, { tx }) => void (await insert?.(tx, data[0]?.text)));
   const start = performance.now();
   const worker = store.inbox.work(hooks, { concurrency: 4, pollIntervalMs: 10 });
-  await until(
-    async () =>
-      (await pool.query(`SELECT count(*)::int AS n FROM ${schema}.inbox WHERE state = 'pending'`)).rows[0]
-        .n === 0,
-  );
+  const pending = `SELECT count(*)::int AS n FROM ${schema}.inbox WHERE state = 'pending'`;
+  await until(async () => (await pool.query(pending)).rows[0].n === 0);
   const perSecond = n / ((performance.now() - start) / 1000);
   await worker.stop();
   await expectWritten(pool, schema, insert ? n : 0);
@@ -70,10 +74,14 @@ async function drainInbox(pool: pg.Pool, schema: string, n: number, insert: bool
 // alone. The run with an insert per delivery is printed beside it, and is what the ORMs' runs are
 // compared with.
 async function inbox(pool: pg.Pool): Promise<{ line: string; ok: boolean }> {
+  const insertInto =
+    (schema: string): Insert =>
+    (tx, text) =>
+      (tx as pg.PoolClient).query(`INSERT INTO ${schema}.messages (text) VALUES ($1)`, [text]);
   // A first run of 500 warms the process up (the ORMs' runs below come after this one).
-  await drainInbox(pool, 'bench_inbox_warm', 500, true);
-  const bare = await drainInbox(pool, 'bench_inbox_bare', 4_000, false);
-  const perSecond = await drainInbox(pool, 'bench_inbox', 4_000, true);
+  await drainInbox(pool, pool, 'bench_inbox_warm', 500, insertInto('bench_inbox_warm'));
+  const bare = await drainInbox(pool, pool, 'bench_inbox_bare', 4_000);
+  const perSecond = await drainInbox(pool, pool, 'bench_inbox', 4_000, insertInto('bench_inbox'));
   const ok = bare >= 3000;
   return {
     line: verdict(
@@ -94,7 +102,7 @@ async function orm(name: 'Prisma' | 'Drizzle', url: string) {
     const { PrismaPg } = await import('@prisma/adapter-pg');
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
     type Tx = { $executeRaw(s: TemplateStringsArray, ...v: unknown[]): Promise<number> };
-    const insert = (tx: unknown, text: unknown) =>
+    const insert: Insert = (tx, text) =>
       (tx as Tx).$executeRaw`INSERT INTO bench_inbox_prisma.messages (text) VALUES (${text})`;
     return { db: prisma as object, insert, close: () => prisma.$disconnect() };
   }
@@ -102,7 +110,7 @@ async function orm(name: 'Prisma' | 'Drizzle', url: string) {
   const { sql } = await import('drizzle-orm');
   const client = new pg.Pool({ connectionString: url, max: 20 });
   type Tx = { execute(q: unknown): Promise<unknown> };
-  const insert = (tx: unknown, text: unknown) =>
+  const insert: Insert = (tx, text) =>
     (tx as Tx).execute(sql`INSERT INTO bench_inbox_drizzle.messages (text) VALUES (${text})`);
   return { db: drizzle({ client }) as object, insert, close: () => client.end() };
 }
@@ -120,20 +128,7 @@ async function inboxThrough(
   const { db, insert, close } = await orm(name, url);
   const schema = `bench_inbox_${name.toLowerCase()}`;
   try {
-    const store = postgresStore(db, { schema });
-    await store.migrate();
-    await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.messages (id serial PRIMARY KEY, text text)`);
-    const n = 4_000;
-    await storeDeliveries(store, n);
-    const hooks = new WebhookHandler({ secret: 's' });
-    hooks.on('message.add', async ({ data }, { tx }) => void (await insert(tx, data[0]?.text)));
-    const start = performance.now();
-    const worker = store.inbox.work(hooks, { concurrency: 4, pollIntervalMs: 10 });
-    const pending = `SELECT count(*)::int AS n FROM ${schema}.inbox WHERE state = 'pending'`;
-    await until(async () => (await pool.query(pending)).rows[0].n === 0);
-    const perSecond = n / ((performance.now() - start) / 1000);
-    await worker.stop();
-    await expectWritten(pool, schema, n);
+    const perSecond = await drainInbox(pool, db, schema, 4_000, insert);
     const beside = /(\d+) deliveries\/s with each inserting/.exec(pgLine)?.[1] ?? '?';
     const figure = `${Math.round(perSecond)} deliveries/s (pg ${beside}/s)`;
     return { line: verdict(`inbox through ${name}, 4 workers`, figure, true, 'beside pg'), ok: true };
