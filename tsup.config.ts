@@ -2,7 +2,7 @@ import { chmodSync, cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
-// Three builds into dist/, run side by side:
+// Four builds into dist/, run side by side:
 //
 // - ESM, one file per source module (`bundle: false`): what bundlers read. A user's bundler keeps
 //   only the modules an import reaches (package.json has `sideEffects: false`), so a script that
@@ -10,6 +10,10 @@ import { defineConfig, type Options } from 'tsup';
 //   entries reach into one shared chunk, and a bundler cannot drop the top-level code of a chunk it
 //   imports anything from (zod schema calls, class definitions): the send-only script then carried
 //   the whole handler (DESIGN.md, Entry points: Size).
+// - ESM for Node (the `node` condition of package.json's exports), all entries in one pass with
+//   code splitting into dist/node/: Node loads each file of an import as a module of its own, and
+//   about a hundred files cost a process tens of milliseconds at start-up that a few chunks do not.
+//   Every entry under the `node` condition comes from this build, so each class has one copy there.
 // - CJS, all entries in one pass with code splitting, so the classes they share (the errors above
 //   all) live in one chunk: an error thrown through `/webhooks` is `instanceof` the class exported
 //   by the main entry. In ESM each module is one file, so each class has one copy there too.
@@ -64,6 +68,18 @@ export default defineConfig((cli) => [
       writeBin(cli.outDir ?? 'dist');
       // The PostgreSQL migrations as plain SQL, for users' own migration tools.
       cpSync('src/postgres/sql', join(cli.outDir ?? 'dist', 'postgres', 'sql'), { recursive: true });
+    },
+  },
+  {
+    ...shared,
+    entry: Object.fromEntries(Object.entries(entries).map(([name, file]) => [`node/${name}`, file])),
+    format: ['esm'],
+    splitting: true,
+    // The first build's clean removes dist/node/ (its patterns keep only CJS and declarations).
+    clean: false,
+    esbuildOptions(options) {
+      shared.esbuildOptions?.(options, { format: 'esm' });
+      options.chunkNames = 'node/chunk-[hash]';
     },
   },
   {

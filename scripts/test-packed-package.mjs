@@ -25,6 +25,9 @@ try {
     import * as schemas from 'messaging-gateway-sdk/schemas';
     import assert from 'node:assert/strict';
     assert.equal(typeof main.GatewayClient, 'function');
+    // Node gets the chunked build (the \`node\` condition); bundlers the one-file-per-module build.
+    for (const entry of ['', '/webhooks', '/schemas', '/redis', '/postgres', '/testing', '/otel'])
+      assert.ok(import.meta.resolve('messaging-gateway-sdk' + entry).includes('/dist/node/'), entry);
     assert.equal(typeof schemas.messageAdd.safeParse, 'function');
     assert.equal(typeof schemas.sendMessageParams.safeParse, 'function');
     // The main entry and /webhooks hold classes, functions, types and constants: no schema values.
@@ -101,7 +104,7 @@ try {
     await import('messaging-gateway-sdk/redis');
     await import('messaging-gateway-sdk/schemas');
     const loaded = [...(globalThis.__loaded ?? [])];
-    const otel = loaded.filter((u) => u.includes('/@opentelemetry/') || u.includes('/dist/otel.'));
+    const otel = loaded.filter((u) => u.includes('/@opentelemetry/') || u.includes('/dist/otel.') || u.includes('/dist/node/otel.'));
     console.log('entries loaded OpenTelemetry:', otel.length ? otel : 'nothing');
     if (otel.length > 0) process.exit(1);
     const { instrument } = await import('messaging-gateway-sdk/otel');
@@ -208,7 +211,8 @@ async function checkBin(dir) {
 function checkFileList(paths) {
   const files = paths.map((path) => path.replace(/^package\//, ''));
   const allowed = [
-    // ESM: one file per source module, in src/'s folders; CJS: the entries and their shared chunks.
+    // ESM: one file per source module, in src/'s folders, and for Node the entries and their
+    // shared chunks in dist/node/; CJS: the entries and their shared chunks.
     /^dist\/([\w-]+\/)*[\w.-]+\.js(\.map)?$/,
     /^dist\/[\w.-]+\.(cjs|d\.ts|d\.cts)(\.map)?$/,
     /^dist\/postgres\/sql\/\d+_[\w-]+\.sql$/,
