@@ -15,6 +15,9 @@ import { defineConfig, type Options } from 'tsup';
 //   code splitting into dist/node/: Node loads each file of an import as a module of its own, and
 //   about a hundred files cost a process tens of milliseconds at start-up that a few chunks do not.
 //   Every entry under the `node` condition comes from this build, so each class has one copy there.
+//   Bundlers match `node` too when they target Node (esbuild --platform=node, webpack's target
+//   node), and a chunk is what they cannot shake: the exports' `module` condition, which bundlers
+//   match and Node, Deno and Bun do not, comes first and gives them the first build.
 // - CJS, all entries in one pass with code splitting, so the classes they share (the errors above
 //   all) live in one chunk: an error thrown through `/webhooks` is `instanceof` the class exported
 //   by the main entry. In ESM each module is one file, so each class has one copy there too.
