@@ -1,5 +1,6 @@
-import { chmodSync, cpSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 
 // Four builds into dist/, run side by side:
@@ -14,14 +15,18 @@ import { defineConfig, type Options } from 'tsup';
 //   code splitting into dist/node/: Node loads each file of an import as a module of its own, and
 //   about a hundred files cost a process tens of milliseconds at start-up that a few chunks do not.
 //   Every entry under the `node` condition comes from this build, so each class has one copy there.
+//   Bundlers match `node` too when they target Node (esbuild --platform=node, webpack's target
+//   node), and a chunk is what they cannot shake: the exports' `module` condition, which bundlers
+//   match and Node, Deno and Bun do not, comes first and gives them the first build.
 // - CJS, all entries in one pass with code splitting, so the classes they share (the errors above
 //   all) live in one chunk: an error thrown through `/webhooks` is `instanceof` the class exported
 //   by the main entry. In ESM each module is one file, so each class has one copy there too.
 // - The declarations of the public entries (`.d.ts` for import, `.d.cts` for require).
 //
-// Each build cleans only its own files (the builds run at once): the patterns after `**/*` keep
-// the others'. The bin `messaging-gateway` is dist/cli.js, a two-line file that imports
-// dist/cli/main.js (with its shebang, and executable).
+// Each build cleans only its own files (the builds run at once, and under `--watch` a change
+// rebuilds only the builds that read the file): the patterns after `**/*` keep the others', and the
+// Node build empties dist/node/ itself as it starts. The bin `messaging-gateway` is dist/cli.js, a
+// two-line file that imports dist/cli/main.js (with its shebang, and executable).
 
 /** The public entries: each gets its .d.ts and .d.cts; the bin needs none. */
 const entries = {
@@ -50,6 +55,14 @@ const shared: Options = {
   external: ['ky', 'zod', 'ioredis', 'redis', 'pg', '@opentelemetry/api', /^node:/],
 };
 
+/** Empties `dir` as each build starts (a rebuild under `--watch` too), so no older chunk stays. */
+function emptyAtStart(dir: string): Plugin {
+  return {
+    name: 'empty-at-start',
+    setup: (build) => build.onStart(() => rmSync(dir, { recursive: true, force: true })),
+  };
+}
+
 function writeBin(outDir: string): void {
   const bin = join(outDir, 'cli.js');
   writeFileSync(bin, "#!/usr/bin/env node\nimport './cli/main.js';\n");
@@ -63,7 +76,7 @@ export default defineConfig((cli) => [
     entry: ['src/**/*.ts'],
     format: ['esm'],
     bundle: false,
-    clean: ['!**/*.cjs', '!**/*.cjs.map', DECLARATIONS],
+    clean: ['!**/*.cjs', '!**/*.cjs.map', DECLARATIONS, '!node/**'],
     onSuccess: async () => {
       writeBin(cli.outDir ?? 'dist');
       // The PostgreSQL migrations as plain SQL, for users' own migration tools.
@@ -75,8 +88,10 @@ export default defineConfig((cli) => [
     entry: Object.fromEntries(Object.entries(entries).map(([name, file]) => [`node/${name}`, file])),
     format: ['esm'],
     splitting: true,
-    // The first build's clean removes dist/node/ (its patterns keep only CJS and declarations).
+    // tsup's clean always starts from `**/*` (the other builds' files): this build empties only
+    // dist/node/, which the others' cleans keep.
     clean: false,
+    esbuildPlugins: [emptyAtStart(join(cli.outDir ?? 'dist', 'node'))],
     esbuildOptions(options) {
       shared.esbuildOptions?.(options, { format: 'esm' });
       options.chunkNames = 'node/chunk-[hash]';

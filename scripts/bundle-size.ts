@@ -84,8 +84,16 @@ function lockedDependencies(): string[] {
   return Object.keys(dependencies).map((name) => `${name}@${packages[`node_modules/${name}`]?.version}`);
 }
 
-/** Bundles one of {@link BUNDLES} with esbuild as an edge user would, in `project`. */
-export async function measureBundle(name: keyof typeof BUNDLES, project: PackedProject): Promise<BundleSize> {
+/**
+ * Bundles one of {@link BUNDLES} with esbuild as an edge user would, in `project`; `platform`
+ * `'node'` bundles as for a Node server or a Lambda (esbuild then matches the exports' `node`
+ * condition). Default `'neutral'`.
+ */
+export async function measureBundle(
+  name: keyof typeof BUNDLES,
+  project: PackedProject,
+  platform: 'neutral' | 'node' = 'neutral',
+): Promise<BundleSize> {
   const entry = join(project.dir, basename(BUNDLES[name].entry));
   copyFileSync(join(root, BUNDLES[name].entry), entry);
   const result = await build({
@@ -95,7 +103,7 @@ export async function measureBundle(name: keyof typeof BUNDLES, project: PackedP
     minify: true,
     write: false,
     format: 'esm',
-    platform: 'neutral',
+    platform,
     mainFields: ['module', 'main'],
     metafile: true,
     logLevel: 'silent',

@@ -88,11 +88,13 @@ describe('Size: what an edge user ships (npm pack, then esbuild --bundle --minif
 
   let project: PackedProject;
   const sizes: Partial<Record<keyof typeof BUNDLES, BundleSize>> = {};
+  let clientForNode: BundleSize;
   beforeAll(async () => {
     project = installPacked();
     for (const name of Object.keys(BUNDLES) as (keyof typeof BUNDLES)[]) {
       sizes[name] = await measureBundle(name, project);
     }
+    clientForNode = await measureBundle('client', project, 'node');
   }, 120_000);
   afterAll(() => project?.remove());
   const size = (name: keyof typeof BUNDLES) => sizes[name] as BundleSize;
@@ -113,6 +115,13 @@ describe('Size: what an edge user ships (npm pack, then esbuild --bundle --minif
     expect(zodClassic(inputs)).toEqual([]);
     expect(kitOrBinOf(inputs)).toEqual([]);
     expect(sdk(inputs, /^webhooks\//)).toEqual([]);
+  });
+
+  // Node itself loads dist/node/ (the exports' `node` condition), which a bundler cannot shake; a
+  // bundler targeting Node (a Lambda, a server) matches `node` too, and must take `module` first.
+  it('bundled for Node (esbuild --platform=node), the script that only sends reads the per-module build and stays under its bound', () => {
+    expect(sdk(clientForNode.inputs, /^node\//)).toEqual([]);
+    expect(clientForNode.gzip).toBeLessThanOrEqual(BUNDLES.client.maxGzip);
   });
 
   it('the bundles are the packed package, the client holds ky and the worker the handler (the checks above can fail)', () => {

@@ -1,5 +1,6 @@
-// Runs in Deno: the BUILT /webhooks entry answering deliveries through createFetchHandler.
-import { createFetchHandler, WebhookHandler } from '../../../dist/webhooks.js';
+// Runs in Deno, copied into a project that has the package installed (test/frameworks/linked-project.ts):
+// the BUILT /webhooks entry, by the package's name, answering deliveries through createFetchHandler.
+import { createFetchHandler, WebhookHandler } from 'messaging-gateway-sdk/webhooks';
 
 const hooks = new WebhookHandler({ secret: 'runtime-secret', dispatch: 'await' });
 hooks.on('message.add', ({ data }) => console.log(`received ${data[0]?.text}`));
