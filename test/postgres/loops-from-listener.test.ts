@@ -6,9 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../src/client.js';
 import type { InboxWorker } from '../../src/postgres/inbox-worker.js';
 import type { OutboxRelay } from '../../src/postgres/outbox-relay.js';
-import { postgresStore } from '../../src/postgres/store.js';
 import { WebhookHandler } from '../../src/webhooks/receive/handler.js';
-import { freshSchema, PGLITE_START_MS, postgresTargets, until } from '../support/postgres-targets.js';
+import { openStore, PGLITE_START_MS, postgresTargets, until } from '../support/postgres-targets.js';
 import { messageAdd, post } from './inbox-suite.js';
 import { fakeGatewayForFile, params } from './outbox-fixtures.js';
 
@@ -19,9 +18,7 @@ for (const target of postgresTargets()) {
     it(
       'takes the deliveries stored after that listener ended',
       async () => {
-        const { db, close } = await target.open();
-        const store = postgresStore(db, { schema: freshSchema() });
-        await store.migrate();
+        const { store, close } = await openStore(target);
         const hooks = new WebhookHandler({ secret: 'hook-secret', dispatch: store.inbox });
         const heard: string[] = [];
         const errors: unknown[] = [];
@@ -51,9 +48,7 @@ for (const target of postgresTargets()) {
     it(
       'relays the sends committed after that listener ended',
       async () => {
-        const { db, close } = await target.open();
-        const store = postgresStore(db, { schema: freshSchema() });
-        await store.migrate();
+        const { store, close } = await openStore(target);
         const client = new GatewayClient({ baseUrl: fake().url, token: fake().token, logLevel: 'off' });
         const hooks = new WebhookHandler({ secret: 'hook-secret', dispatch: store.inbox });
         const errors: unknown[] = [];
