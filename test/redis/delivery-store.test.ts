@@ -60,10 +60,11 @@ describe.skipIf(skipRedis)('DeliveryTracker on redisDeliveryStore: two instances
       });
 
       it('failed on B rejects the wait on A with MessageFailedError', async () => {
-        const waiting = a.waitFor('r4', { timeoutMs: 3000 });
+        // Caught at once: A may hear the failure before B's observe() returns.
+        const waiting = a.waitFor('r4', { timeoutMs: 3000 }).catch((e: unknown) => e);
         await sleep(30);
         await b.observe(update('r4', 'failed', { reason: 'bad_contact', message_id: 'm4' }));
-        const error = await waiting.catch((e: unknown) => e);
+        const error = await waiting;
         expect(error).toBeInstanceOf(MessageFailedError);
         expect(error).toMatchObject({ reason: 'bad_contact', requestId: 'r4', messageId: 'm4' });
       });
