@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { tooOldNode } from './scripts/check-node.mjs';
@@ -60,10 +59,6 @@ export default defineConfig({
     // And generates the example's Prisma client (not committed), which the ORM tests use.
     globalSetup: ['test/frameworks/global-setup.ts', 'test/support/prisma-global-setup.ts'],
     typecheck: { enabled: !quick, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    // Two files at once at least (vitest runs one fewer than the cores: one on a 2-core laptop):
-    // most files wait on sockets and child processes, not on the CPU, and the suite holds beside a
-    // CPU-bound process. Quick run on 2 cores: 237 s one file at a time, 185 s two at once.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Safety nets only, generous for a busy 2-core machine running two files at once: no test
     // holds a wall-clock budget, and anything started (a server, a PGlite, the bin) is waited on
     // until it says it is ready, not for a time.
